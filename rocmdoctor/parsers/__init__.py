@@ -1,0 +1,108 @@
+"""Parsers turn raw evidence text into values the rule expressions use.
+
+Generic parsers live here; parsers for a real tool's format live in one small
+module per source (`amd_smi.py`, `rocminfo.py`, `kernel_log.py`, ...) and
+register themselves with `@parser("name")`. A parser takes the text and returns
+plain JSON-able data (dicts, lists, str, int, float, bool, None). It raises
+`ParseError` on text it cannot read; the check then goes UNKNOWN with that reason.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import re
+from typing import Any, Callable
+
+ParserFn = Callable[[str], Any]
+
+_REGISTRY: dict[str, tuple[ParserFn, str]] = {}
+_loaded = False
+
+
+class ParseError(ValueError):
+    """The text is not in the format the parser reads."""
+
+
+def parser(name: str) -> Callable[[ParserFn], ParserFn]:
+    def register(fn: ParserFn) -> ParserFn:
+        doc = (fn.__doc__ or "").strip().splitlines()
+        _REGISTRY[name] = (fn, doc[0] if doc else "")
+        return fn
+
+    return register
+
+
+def _load_all() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for mod in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{mod.name}")
+
+
+def get_parser(name: str) -> ParserFn | None:
+    _load_all()
+    entry = _REGISTRY.get(name)
+    return entry[0] if entry else None
+
+
+def parser_names() -> dict[str, str]:
+    _load_all()
+    return {name: doc for name, (_, doc) in sorted(_REGISTRY.items())}
+
+
+def regex_parser(pattern: str) -> ParserFn:
+    compiled = re.compile(pattern, re.MULTILINE)
+
+    def parse(text: str) -> list[dict[str, str]]:
+        return [m.groupdict() for m in compiled.finditer(text)]
+
+    return parse
+
+
+@parser("text")
+def parse_text(text: str) -> str:
+    """The text with surrounding white space removed."""
+    return text.strip()
+
+
+@parser("lines")
+def parse_lines(text: str) -> list[str]:
+    """Non-empty lines, right-stripped."""
+    return [line.rstrip() for line in text.splitlines() if line.strip()]
+
+
+@parser("json")
+def parse_json(text: str) -> Any:
+    """A JSON document."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"not JSON: {exc.msg} at line {exc.lineno}") from None
+
+
+@parser("int")
+def parse_int(text: str) -> int:
+    """One integer (decimal or 0x hex), as sysfs prints them."""
+    value = text.strip()
+    try:
+        return int(value, 0)
+    except ValueError:
+        raise ParseError(f"not an integer: {value[:40]!r}") from None
+
+
+@parser("keyvalue")
+def parse_keyvalue(text: str) -> dict[str, str]:
+    """`KEY=value` or `key: value` lines (os-release, uevent); quotes stripped."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        m = re.match(r"([^=:\s]+)\s*[=:]\s*(.*)$", line)
+        if m:
+            out[m.group(1)] = m.group(2).strip().strip('"').strip("'")
+    return out
