@@ -1,0 +1,77 @@
+"""`dkms status`: which out-of-tree module versions are built/installed for which kernel.
+
+Two line formats exist. dkms 2.x: `amdgpu, 6.2.4-1652687.22.04, 5.15.0-91-generic,
+x86_64: installed`; dkms 3.x: `amdgpu/6.8.5-2041575.22.04, 6.8.0-45-generic,
+x86_64: installed`. A module only added has no kernel/arch (`amdgpu/6.8.5: added`).
+The status may carry warnings in parentheses (`installed (WARNING! Diff between
+built and installed module!)`), and dkms prints `Error! ...` lines for a broken
+tree (e.g. `Error! Could not locate dkms.conf file.`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rocmdoctor.parsers import ParseError, parser
+
+_WARN = re.compile(r"\s*\((WARNING!?[^)]*|[^)]*)\)")
+_ERROR = re.compile(r"^(?:Error!|Warning:|Error:|WARNING:)\s*(?P<msg>.*)$", re.IGNORECASE)
+
+
+def _split_status(rest: str) -> tuple[str, list[str]]:
+    warnings = [w.group(1).strip() for w in _WARN.finditer(rest)]
+    status = _WARN.sub("", rest).strip()
+    return status, warnings
+
+
+@parser("dkms_status")
+def parse_dkms_status(text: str) -> list[dict[str, Any]]:
+    """Entries of `dkms status` (dkms 2.x comma form and 3.x slash form), plus its error lines.
+
+    Returns `[{module, version, kernel, arch, status, warnings, message}]`:
+    `kernel`/`arch` are None for `added` modules; `warnings` lists the
+    parenthesised notes after the status; an `Error!`/`Warning:` line becomes
+    `{module: None, status: "error"|"warning", message: ...}` (its continuation
+    lines are appended to the message). Empty text means no DKMS modules.
+    Raises ParseError on any other line.
+    """
+    out: list[dict[str, Any]] = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        err = _ERROR.match(line)
+        if err:
+            level = "warning" if line.lower().startswith("warning") else "error"
+            out.append({"module": None, "version": None, "kernel": None, "arch": None,
+                        "status": level, "warnings": [], "message": err.group("msg")})
+            continue
+        head, sep, rest = line.rpartition(": ")
+        if not sep:
+            if out and out[-1]["module"] is None:   # continuation of an Error! message
+                out[-1]["message"] += " " + line
+                continue
+            raise ParseError(f"line {lineno} is not a `dkms status` line: {line[:60]!r}")
+        fields = [f.strip() for f in head.split(",")]
+        if "/" in fields[0]:
+            module, version = fields[0].split("/", 1)
+            tail = fields[1:]
+        elif len(fields) >= 2:
+            module, version = fields[0], fields[1]
+            tail = fields[2:]
+        else:
+            raise ParseError(f"line {lineno} has no module version: {line[:60]!r}")
+        if len(tail) not in (0, 2):
+            raise ParseError(f"line {lineno}: expected `<kernel>, <arch>` after the version: {line[:60]!r}")
+        status, warnings = _split_status(rest)
+        out.append({
+            "module": module,
+            "version": version,
+            "kernel": tail[0] if tail else None,
+            "arch": tail[1] if tail else None,
+            "status": status,
+            "warnings": warnings,
+            "message": None,
+        })
+    return out

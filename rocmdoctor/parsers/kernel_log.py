@@ -1,0 +1,156 @@
+"""Kernel log text (`dmesg`, `journalctl -k`, kern.log) and amdgpu line classes.
+
+The same kernel message reaches us in several wrappers depending on how the
+probe could read it: raw `dmesg` (`[    5.123456] msg`), `dmesg -x`
+(`kern  :info  : [...]`), `dmesg -T` (`[Thu Sep 10 14:36:15 2026] msg`),
+`journalctl -k` short (`Sep 03 23:07:26 host kernel: msg`, optionally with the
+syslog copy of the monotonic stamp `kernel: [ 2237.944235] msg`) and
+`journalctl -k -o short-monotonic` (`[    5.123456] host kernel: msg`). Rules
+should not care which, so every form becomes the same record.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rocmdoctor.parsers import ParseError, parser
+
+_MONO = r"\[\s*(?P<mono>\d+\.\d+)\]"
+_FORMS: list[tuple[str, re.Pattern[str]]] = [
+    # dmesg -x: "kern  :err   : [    5.1] msg"
+    ("dmesg", re.compile(r"^(?P<facility>[a-z]+)\s*:(?P<level>[a-z]+)\s*:\s*" + _MONO + r" ?(?P<msg>.*)$")),
+    # journalctl -o short-monotonic: "[    5.1] host kernel: msg"
+    ("journal-monotonic", re.compile(r"^" + _MONO + r" (?P<host>\S+) kernel: ?(?P<msg>.*)$")),
+    # dmesg: "[    5.1] msg"
+    ("dmesg", re.compile(r"^" + _MONO + r" ?(?P<msg>.*)$")),
+    # dmesg -T: "[Thu Sep 10 14:36:15 2026] msg"
+    ("dmesg-T", re.compile(r"^\[(?P<wall>[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})\] ?(?P<msg>.*)$")),
+    # journalctl short / syslog: "Sep 03 23:07:26 host kernel: [ 1.2] msg" (stamp optional)
+    ("journal", re.compile(
+        r"^(?P<wall>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>\S+) kernel: ?"
+        r"(?:" + _MONO + r" ?)?(?P<msg>.*)$")),
+    # journalctl -o short-iso: "2024-01-06T14:03:03+0000 host kernel: msg"
+    ("journal-iso", re.compile(
+        r"^(?P<wall>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:?\d\d|Z)?) (?P<host>\S+) kernel: ?"
+        r"(?:" + _MONO + r" ?)?(?P<msg>.*)$")),
+]
+_JOURNAL_NOISE = re.compile(r"^-- (?:Logs begin at|Journal begins at|No entries|Boot [0-9a-f]+|Reboot)")
+_DEVICE = re.compile(r"^(?P<driver>[\w-]+) (?P<bdf>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]): ")
+
+
+def _record(form: str, m: re.Match[str], line: str) -> dict[str, Any]:
+    groups = m.groupdict()
+    mono = groups.get("mono")
+    msg = groups["msg"].rstrip()
+    rec: dict[str, Any] = {
+        "ts": float(mono) if mono is not None else None,
+        "time": groups.get("wall"),
+        "host": groups.get("host"),
+        "facility": groups.get("facility"),
+        "level": groups.get("level"),
+        "msg": msg,
+        "line": line,
+        "format": form,
+    }
+    dev = _DEVICE.match(msg)
+    rec["driver"] = dev.group("driver") if dev else None
+    rec["bdf"] = dev.group("bdf") if dev else None
+    return rec
+
+
+@parser("kernel_log")
+def parse_kernel_log(text: str) -> list[dict[str, Any]]:
+    """Kernel log lines from dmesg / dmesg -x / dmesg -T / journalctl -k (short, short-monotonic, short-iso).
+
+    Returns `[{ts, time, host, facility, level, msg, line, format, driver, bdf}]`:
+    `ts` is seconds since boot (float) when the form carries it, else None;
+    `time` the wall-clock text when it does; `driver`/`bdf` are set for device
+    messages such as `amdgpu 0000:05:00.0: ...`. Lines in no known form (stack
+    trace continuations, pasted prompts) are kept with `format: "raw"` so a
+    match on them is not lost. Empty text is an empty log (`[]`). Raises
+    ParseError when no line at all is in a kernel log form.
+    """
+    records: list[dict[str, Any]] = []
+    matched = 0
+    for raw in text.splitlines():
+        line = raw.rstrip("\r\n")
+        if not line.strip() or _JOURNAL_NOISE.match(line):
+            continue
+        for form, pattern in _FORMS:
+            m = pattern.match(line)
+            if m:
+                records.append(_record(form, m, line))
+                matched += 1
+                break
+        else:
+            records.append({"ts": None, "time": None, "host": None, "facility": None, "level": None,
+                            "msg": line.strip(), "line": line, "format": "raw",
+                            "driver": None, "bdf": None})
+    if records and not matched:
+        raise ParseError(f"not a kernel log: first line {records[0]['line'][:60]!r}")
+    return records
+
+
+# (kind, pattern) in priority order; the first match names the line. The
+# patterns follow the kernel's own format strings (amdgpu_device.c,
+# amdgpu_job.c, kfd_device.c, firmware_loader, module loader, oom_kill.c,
+# nomodeset.c); rocmdoctor/testing/formats/kernel_lines.py holds real
+# examples of each with their public source.
+AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
+    ("oom_kill", re.compile(r"Out of memory: Killed process (?P<pid>\d+) \((?P<comm>[^)]*)\)|"
+                            r"Memory cgroup out of memory: Killed process (?P<cg_pid>\d+)")),
+    ("nomodeset", re.compile(r"Booted with the nomodeset parameter|You have booted with nomodeset|"
+                             r"VGACON disables amdgpu kernel modesetting")),
+    ("symbol_mismatch", re.compile(r"^(?P<module>amd\w*|drm\w*|ttm|gpu_sched): "
+                                   r"(?:disagrees about version of symbol (?P<symbol>\S+)|"
+                                   r"Unknown symbol (?P<unknown>\S+) \(err (?P<err>-?\d+)\))")),
+    ("firmware_missing", re.compile(r"Direct firmware load for (?P<firmware>amdgpu/\S+) failed with error (?P<err>-?\d+)|"
+                                    r"Failed to load firmware \"?(?P<fw2>amdgpu/[^\"\s]+)")),
+    ("probe_failure", re.compile(r"Fatal error during GPU init|amdgpu: probe of (?P<pbdf>\S+) failed with error (?P<perr>-?\d+)|"
+                                 r"amdgpu_device_ip_init failed|hw_init of IP block <\S+> failed|sw_init of IP block <\S+> failed")),
+    ("kfd_unsupported", re.compile(r"kfd not supported on this ASIC|not supported in kfd|"
+                                   r"skipped device [0-9a-f]+:[0-9a-f]+, PCI rejects atomics|"
+                                   r"device [0-9a-f]+:[0-9a-f]+ NOT added due to errors|kgd2kfd_probe failed")),
+    ("ras_uncorrectable", re.compile(r"uncorrectable hardware errors? detected in (?P<block>\S+) block|"
+                                     r"RAS poison consumption|Poison is created")),
+    ("ring_timeout", re.compile(r"ring (?P<ring>\S+) timeout, signaled seq=(?P<signaled>\d+), emitted seq=(?P<emitted>\d+)")),
+    ("gpu_reset", re.compile(r"GPU reset begin!|GPU reset succeeded|GPU reset\(\d+\) (?:succeeded|failed)|"
+                             r"MODE[12] reset|BACO reset|VRAM is lost due to GPU reset|GPU recovery")),
+    ("page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\] (?:no-)?retry page fault|\[(?:gfx|mm)hub\d*\] page fault")),
+    ("thermal", re.compile(r"thermal throttling temperature reached|[Tt]hermal (?:throttl|alert|interrupt|event)|"
+                           r"[Ss]oftware shutdown due to (?:temperature|thermal)|SMU: .*[Tt]hermal|"
+                           r"temperature above threshold|GPU over temperature")),
+    ("ras_correctable", re.compile(r"correctable hardware errors? detected in (?P<cblock>\S+) block")),
+    ("init_ok", re.compile(r"\[drm\] Initialized amdgpu |amdgpu: Topology: Add (?:dGPU|GPU) node|"
+                           r"kfd kfd: (?:amdgpu: )?added device|amdgpu kernel modesetting enabled")),
+]
+
+
+def classify_amdgpu_line(msg: str) -> tuple[str, dict[str, str]] | None:
+    """Name what a kernel message says about the GPU stack, with its captured fields.
+
+    Returns `(kind, fields)` or None for unrelated lines; kinds are the names in
+    AMDGPU_CLASSES (probe_failure, firmware_missing, symbol_mismatch, ...).
+    """
+    for kind, pattern in AMDGPU_CLASSES:
+        m = pattern.search(msg)
+        if m:
+            return kind, {k: v for k, v in m.groupdict().items() if v is not None}
+    return None
+
+
+@parser("kernel_events")
+def parse_kernel_events(text: str) -> list[dict[str, Any]]:
+    """Kernel log lines that say something about the GPU stack, each with its `kind`.
+
+    Returns the `kernel_log` records that classify (see classify_amdgpu_line),
+    each extended with `kind` and `fields` (captured values such as `firmware`,
+    `err`, `ring`, `pid`, `symbol`). Raises ParseError like `kernel_log`.
+    """
+    out = []
+    for rec in parse_kernel_log(text):
+        hit = classify_amdgpu_line(rec["msg"])
+        if hit:
+            out.append({**rec, "kind": hit[0], "fields": hit[1]})
+    return out
