@@ -21,7 +21,7 @@ from typing import Mapping
 
 from rocmdoctor.results import CommandResult, Evidence
 
-GATHER_KINDS = ("file", "glob", "stat", "command", "env")
+GATHER_KINDS = ("file", "tail", "glob", "stat", "command", "env")
 DEFAULT_COMMAND_TIMEOUT = 10.0
 FILE_MAX_BYTES = 1 << 20
 GLOB_MAX_BYTES = 1 << 16
@@ -48,6 +48,8 @@ class GatherSpec:
             return shlex.join(self.target)  # type: ignore[arg-type]
         if self.kind == "file":
             return f"cat {self.target}"
+        if self.kind == "tail":
+            return f"tail -c 1M {self.target}"
         if self.kind == "glob":
             return f"head {self.target}"
         if self.kind == "stat":
@@ -72,6 +74,7 @@ T=$(mktemp -d 2>/dev/null || echo /tmp/rocmdoctor.$$) ; mkdir -p "$T"
 trap 'rm -rf "$T"' EXIT
 h() { printf '\n@@RD:%s:%s:%s:%s\n' "$N" "$1" "$2" "$3"; }
 f() { if [ -e "$R$2" ]; then if [ -r "$R$2" ]; then h "$1" file "$2"; head -c $3 "$R$2" 2>/dev/null; else h "$1" denied "$2"; fi; else h "$1" missing "$2"; fi; }
+t() { if [ -e "$R$2" ]; then if [ -r "$R$2" ]; then h "$1" file "$2"; tail -c $3 "$R$2" 2>/dev/null; else h "$1" denied "$2"; fi; else h "$1" missing "$2"; fi; }
 g() { o=0; for p in $R$2; do [ -f "$p" ] || continue; o=1; if [ -r "$p" ]; then h "$1" file "${p#"$R"}"; head -c $3 "$p" 2>/dev/null; else h "$1" denied "${p#"$R"}"; fi; done; [ $o = 1 ] || h "$1" missing "$2"; }
 s() { o=0; for p in $R$2; do [ -e "$p" ] || continue; o=1; h "$1" stat "${p#"$R"}"; stat -L -c '%F|%a|%u|%g' "$p" 2>&1; done; [ $o = 1 ] || h "$1" missing "$2"; }
 v() { if eval "[ -n \"\${$2+x}\" ]"; then h "$1" env "$2"; eval "printf '%s' \"\$$2\""; else h "$1" missing "$2"; fi; }
@@ -109,6 +112,8 @@ def build_probe(gathers: list[GatherSpec] | tuple[GatherSpec, ...], *, root: str
         t = shlex.quote(str(g.target)) if g.kind != "command" else ""
         if g.kind == "file":
             lines.append(f"f {i} {t} {FILE_MAX_BYTES}")
+        elif g.kind == "tail":
+            lines.append(f"t {i} {t} {FILE_MAX_BYTES}")
         elif g.kind == "glob":
             lines.append(f"g {i} {t} {GLOB_MAX_BYTES}")
         elif g.kind == "stat":
@@ -169,7 +174,7 @@ def parse_probe_output(probe: Probe, result: CommandResult) -> dict[str, Evidenc
 
 def _to_evidence(g: GatherSpec, frames: list[tuple[str, str, str]]) -> Evidence:
     tags = [f[0] for f in frames]
-    if g.kind in ("file", "env"):
+    if g.kind in ("file", "tail", "env"):
         tag, detail, body = frames[0]
         if tag == "missing":
             return Evidence(g.key, g.kind, g.source, "missing", None, f"{g.target}: not found")

@@ -1,0 +1,166 @@
+"""Sandboxed Jinja2 for rule conditions, messages and remediation commands.
+
+Three environments with one sandbox: expressions (`when`, `outputs`), text
+templates (messages, evidence, causes) and shell templates, where EVERY
+`{{ ... }}` output passes through `shlex.quote` (Jinja2's `finalize`), so a
+hostile value from a node cannot inject a command.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from functools import lru_cache
+from typing import Any
+
+from jinja2 import StrictUndefined, nodes
+from jinja2.exceptions import TemplateError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+
+def _bytes_h(value: Any) -> str:
+    try:
+        n = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(value)
+
+
+def _regex_search(value: Any, pattern: str) -> str | None:
+    m = re.search(pattern, str(value or ""), re.MULTILINE)
+    if not m:
+        return None
+    return m.group(1) if m.groups() else m.group(0)
+
+
+def _regex_findall(value: Any, pattern: str) -> list[Any]:
+    return re.findall(pattern, str(value or ""), re.MULTILINE)
+
+
+def _octal(value: Any) -> int:
+    return int(str(value), 8)
+
+
+def _dir_map(value: Any) -> dict[str, Any]:
+    """{'/sys/bus/pci/devices/0000:05:00.0/vendor': x} -> {'0000:05:00.0': x}: sysfs globs by device."""
+    return {os.path.basename(os.path.dirname(str(k))): v for k, v in dict(value or {}).items()}
+
+
+FILTERS = {
+    "dir_map": _dir_map,
+    "basename": lambda v: os.path.basename(str(v)),
+    "dirname": lambda v: os.path.dirname(str(v)),
+    "octal": _octal,
+    "bytes_h": _bytes_h,
+    "regex_search": _regex_search,
+    "regex_findall": _regex_findall,
+    "shquote": lambda v: shlex.quote(str(v)),
+}
+
+
+TESTS = {
+    "match": lambda v, p: re.match(p, str(v)) is not None,
+    "search": lambda v, p: re.search(p, str(v), re.MULTILINE) is not None,
+}
+
+
+def _make(finalize: Any = None) -> ImmutableSandboxedEnvironment:
+    env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
+                                        keep_trailing_newline=False, finalize=finalize)
+    env.filters.update(FILTERS)
+    env.tests.update(TESTS)
+    return env
+
+
+def _shell_finalize(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return " ".join(shlex.quote(str(v)) for v in value)
+    return shlex.quote(str(value))
+
+
+expr_env = _make()
+text_env = _make()
+shell_env = _make(_shell_finalize)
+
+
+class ExpressionError(ValueError):
+    pass
+
+
+@lru_cache(maxsize=4096)
+def _compiled_expr(source: str) -> Any:
+    return expr_env.compile_expression(source, undefined_to_none=False)
+
+
+@lru_cache(maxsize=4096)
+def _compiled_text(source: str) -> Any:
+    return text_env.from_string(source)
+
+
+@lru_cache(maxsize=1024)
+def _compiled_shell(source: str) -> Any:
+    return shell_env.from_string(source)
+
+
+def check_syntax(source: str, kind: str) -> str | None:
+    """None when `source` compiles, else the error message (for validation)."""
+    try:
+        if kind == "expr":
+            _compiled_expr(source)
+        elif kind == "shell":
+            _compiled_shell(source)
+        else:
+            _compiled_text(source)
+    except TemplateError as exc:
+        return str(exc.message or exc)
+    return None
+
+
+def evaluate(source: str, scope: dict[str, Any]) -> Any:
+    try:
+        return _compiled_expr(source)(**scope)
+    except TemplateError as exc:
+        raise ExpressionError(f"{source!r}: {exc.message or exc}") from None
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError) as exc:
+        raise ExpressionError(f"{source!r}: {exc}") from None
+
+
+def render_text(source: str, scope: dict[str, Any]) -> str:
+    try:
+        return _compiled_text(source).render(**scope).strip()
+    except TemplateError as exc:
+        raise ExpressionError(f"{source!r}: {exc.message or exc}") from None
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError) as exc:
+        raise ExpressionError(f"{source!r}: {exc}") from None
+
+
+def render_shell(source: str, scope: dict[str, Any]) -> str:
+    """Render a command template; every interpolated value is shell-quoted."""
+    try:
+        return _compiled_shell(source).render(**scope).strip()
+    except TemplateError as exc:
+        raise ExpressionError(f"{source!r}: {exc.message or exc}") from None
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+        raise ExpressionError(f"{source!r}: {exc}") from None
+
+
+def step_references(source: str, wrap: bool = True) -> set[str]:
+    """Step ids named as `steps.<id>` or `steps['<id>']` in an expression or template."""
+    try:
+        tree = expr_env.parse("{{ (" + source + ") }}" if wrap else source)
+    except TemplateError:
+        return set()
+    refs: set[str] = set()
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
+        target = node.node
+        if isinstance(target, nodes.Name) and target.name == "steps":
+            if isinstance(node, nodes.Getattr):
+                refs.add(node.attr)
+            elif isinstance(node.arg, nodes.Const):
+                refs.add(str(node.arg.value))
+    return refs

@@ -1,0 +1,128 @@
+"""Real amdgpu / kernel log lines for fault scenarios, each with the public place it was pasted.
+
+Simulated nodes build their dmesg from these messages (with their own
+timestamps and PCI address) so a scenario's log reads like a real machine's.
+Each entry is `(message, source)`: the message is the text after the
+`[    5.123456] ` stamp, verbatim from the source except where a note says the
+BDF was changed with `with_bdf()` at render time. `kind` keys match
+`rocmdoctor.parsers.kernel_log.AMDGPU_CLASSES`.
+"""
+
+from __future__ import annotations
+
+KERNEL_SRC = "torvalds/linux@HEAD"
+
+# Healthy boot of an amdgpu/KFD GPU. Messages from ROCm/legacy-rocm-build#4533
+# (MI210-class, ROCm 6.10.5 DKMS) and awsdocs/amazon-ec2-user-guide#152, plus
+# the kernel's own strings for the KFD node (kfd_topology.c) and drm init.
+HEALTHY_BOOT: list[tuple[str, str]] = [
+    ("[drm] amdgpu kernel modesetting enabled.", "https://github.com/ROCm/legacy-rocm-build/issues/4533"),
+    ("[drm] amdgpu version: 6.10.5", "https://github.com/ROCm/legacy-rocm-build/issues/4533"),
+    ("amdgpu: Virtual CRAT table created for CPU", "https://github.com/ROCm/legacy-rocm-build/issues/4533"),
+    ("amdgpu: Topology: Add CPU node", "https://github.com/ROCm/legacy-rocm-build/issues/4533"),
+    ("amdgpu 0000:43:00.0: enabling device (0000 -> 0003)", "https://github.com/ROCm/legacy-rocm-build/issues/4533"),
+    ("amdgpu 0000:43:00.0: amdgpu: Fetched VBIOS from platform", "https://github.com/ROCm/legacy-rocm-build/issues/4533"),
+    ("amdgpu: Virtual CRAT table created for GPU", "https://github.com/ublue-os/bazzite/issues/5729"),
+    ("amdgpu: Topology: Add GPU node [0x1002:0x164e]", "https://github.com/ublue-os/bazzite/issues/5729"),
+    ("[drm] Initialized amdgpu 3.64.0 for 0000:12:00.0 on minor 0", "https://github.com/ublue-os/bazzite/issues/5729"),
+    ("[drm] Initialized amdgpu 3.36.0 20150101 for 0000:00:1e.0 on minor 0",
+     "https://github.com/awsdocs/amazon-ec2-user-guide/pull/152"),
+    ("kfd kfd: added device 1002:15dd", "https://github.com/ROCm/amdgpu/issues/42"),
+]
+
+FAULTS: dict[str, list[tuple[str, str]]] = {
+    # Probe failure: GPU present, driver refuses it (ROCm/rocm-install-on-linux#615, MI210 on 24.04).
+    "probe_failure": [
+        ("amdgpu 0000:83:00.0: amdgpu: initializing kernel modesetting (ALDEBARAN 0x1002:0x740F 0x1002:0x0C34 0x02).",
+         "https://github.com/ROCm/rocm-install-on-linux/issues/615"),
+        ("amdgpu 0000:83:00.0: amdgpu: Fatal error during GPU init",
+         "https://github.com/ROCm/rocm-install-on-linux/issues/615"),
+        ("amdgpu: probe of 0000:83:00.0 failed with error -12",
+         "https://github.com/ROCm/rocm-install-on-linux/issues/615"),
+    ],
+    # Missing firmware file, then init failure (geerlingguy/raspberry-pi-pcie-devices#331;
+    # ROCm/legacy-rocm-build#912 for the non-fatal TA case).
+    "firmware_missing": [
+        ("amdgpu 0000:01:00.0: Direct firmware load for amdgpu/polaris12_mc.bin failed with error -2",
+         "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/331"),
+        ("amdgpu: mc: Failed to load firmware \"amdgpu/polaris12_mc.bin\"",
+         "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/331"),
+        ("[drm:amdgpu_device_init [amdgpu]] *ERROR* sw_init of IP block <gmc_v8_0> failed -2",
+         "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/331"),
+        ("amdgpu 0000:01:00.0: amdgpu: amdgpu_device_ip_init failed",
+         "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/331"),
+        ("amdgpu 0000:01:00.0: amdgpu: Fatal error during GPU init",
+         "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/331"),
+    ],
+    # Module built for another kernel / missing dependency. The `disagrees`
+    # pair is the module loader's wording (kernel/module/version.c) as pasted
+    # for evdi in DisplayLink/evdi#111; the amdgpu `Unknown symbol` lines are
+    # from awsdocs/amazon-ec2-user-guide#152.
+    "symbol_mismatch": [
+        ("amdgpu: Unknown symbol amd_iommu_bind_pasid (err -2)",
+         "https://github.com/awsdocs/amazon-ec2-user-guide/pull/152"),
+        ("amdgpu: Unknown symbol amd_iommu_init_device (err -2)",
+         "https://github.com/awsdocs/amazon-ec2-user-guide/pull/152"),
+        ("evdi: disagrees about version of symbol drm_framebuffer_cleanup",
+         "https://github.com/DisplayLink/evdi/issues/111"),
+        ("evdi: Unknown symbol drm_framebuffer_cleanup (err -22)", "https://github.com/DisplayLink/evdi/issues/111"),
+    ],
+    # KFD refuses the GPU (ROCm/legacy-rocm-build#558, #719).
+    "kfd_unsupported": [
+        ("kfd kfd: Initialized module", "https://github.com/ROCm/legacy-rocm-build/issues/558"),
+        ("amdgpu 0000:02:00.0: kfd not supported on this ASIC", "https://github.com/ROCm/legacy-rocm-build/issues/558"),
+        ("kfd kfd: kgd2kfd_probe failed", "https://github.com/ROCm/legacy-rocm-build/issues/719"),
+    ],
+    # Job hang -> ring timeout -> reset (ROCm/legacy-rocm-build#6273, #2533).
+    "ring_timeout": [
+        ("amdgpu 0000:c5:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=2662395, emitted seq=2662397",
+         "https://github.com/ROCm/legacy-rocm-build/issues/6273"),
+        ("amdgpu 0000:c5:00.0: amdgpu:  Process code pid 1048641 thread code:cs0 pid 1048662",
+         "https://github.com/ROCm/legacy-rocm-build/issues/6273"),
+        ("[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout, signaled seq=16060, emitted seq=16062",
+         "https://github.com/ROCm/legacy-rocm-build/issues/2533"),
+    ],
+    "gpu_reset": [
+        ("amdgpu 0000:c5:00.0: amdgpu: GPU reset begin!", "https://github.com/ROCm/legacy-rocm-build/issues/6273"),
+        ("amdgpu 0000:c5:00.0: amdgpu: MODE2 reset", "https://github.com/ROCm/legacy-rocm-build/issues/6273"),
+        ("amdgpu 0000:c5:00.0: amdgpu: GPU reset succeeded, trying to resume",
+         "https://github.com/ROCm/legacy-rocm-build/issues/6273"),
+        ("amdgpu 0000:28:00.0: VRAM is lost due to GPU reset!", "https://github.com/pop-os/cosmic-epoch/issues/3764"),
+    ],
+    # Thermal: MI100 HBM hitting its limit (ROCm/legacy-rocm-build#1468).
+    "thermal": [
+        ("amdgpu 0000:29:00.0: WARN: GPU thermal throttling temperature reached, expect performance decrease. HBM.",
+         "https://github.com/ROCm/legacy-rocm-build/issues/1468"),
+    ],
+    # Host OOM killer took the job (docker/for-linux#1001; 0jc1/py-autovod#7 for the UID/pgtables variant).
+    "oom_kill": [
+        ("Out of memory: Killed process 15784 (python3) total-vm:11964kB, anon-rss:4288kB, file-rss:3028kB, shmem-rss:0kB",
+         "https://github.com/docker/for-linux/issues/1001"),
+        ("oom_reaper: reaped process 15784 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB",
+         "https://github.com/docker/for-linux/issues/1001"),
+    ],
+    # nomodeset on the command line: the kernel's warning (drivers/video/nomodeset.c,
+    # also ROCm/ROCK-Kernel-Driver drivers/gpu/drm/amd/amdkcl/kcl_drm_nomodeset.c).
+    "nomodeset": [
+        ("Booted with the nomodeset parameter. Only the system framebuffer will be available",
+         f"{KERNEL_SRC}/drivers/video/nomodeset.c"),
+    ],
+    # RAS counters (format strings of amdgpu_ras.c, see amdgpu-sysfs.md §10).
+    "ras_uncorrectable": [
+        ("amdgpu 0000:05:00.0: amdgpu: 1 uncorrectable hardware errors detected in umc block",
+         f"{KERNEL_SRC}/drivers/gpu/drm/amd/amdgpu/amdgpu_ras.c (format string)"),
+    ],
+}
+
+
+def with_bdf(message: str, bdf: str) -> str:
+    """The message with its `amdgpu XXXX:XX:XX.X` device address replaced by `bdf`."""
+    import re
+
+    return re.sub(r"\b[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\b", bdf, message)
+
+
+def messages(kind: str, bdf: str | None = None) -> list[str]:
+    """The catalogue messages of one fault kind (or "healthy"), optionally moved to `bdf`."""
+    lines = HEALTHY_BOOT if kind == "healthy" else FAULTS[kind]
+    return [with_bdf(m, bdf) if bdf else m for m, _ in lines]
