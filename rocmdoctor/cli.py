@@ -1,0 +1,129 @@
+"""The `rocmdoctor` command line: thin commands over the importable core.
+
+Each command parses its arguments, calls one core function and maps the
+result to a monitoring-plugin exit status (0 OK, 1 WARNING, 2 CRITICAL,
+3 UNKNOWN). Heavy modules are imported inside the commands that need them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import List, Optional
+
+import typer
+
+from rocmdoctor import __version__
+from rocmdoctor.cli_common import handle_errors, out_console, parse_vars
+
+app = typer.Typer(
+    name="rocmdoctor",
+    help="Incident runbooks and diagnostics for AMD GPU nodes under ROCm.\n\n"
+    "Example: rocmdoctor triage demo:amdgpu-not-loaded",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"rocmdoctor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """Incident runbooks and diagnostics for AMD GPU nodes under ROCm."""
+
+
+@app.command()
+def triage(
+    target: str = typer.Argument(..., help="local, demo:NAME, or an SSH host / ssh_config alias."),
+    runbook: Optional[List[str]] = typer.Option(None, "--runbook", "-r", help="Runbook id (repeatable); default all."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
+    fix: bool = typer.Option(False, "--fix", help="Offer each proposed remediation, run it after approval, verify it."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="With --fix: approve low and medium risk remediations."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the remediation plan; change nothing on the node."),
+    var: Optional[List[str]] = typer.Option(None, "--var", help="Runbook variable NAME=VALUE (repeatable)."),
+    expect_gpus: Optional[int] = typer.Option(None, "--expect-gpus", help="GPUs this node should have."),
+    log: Optional[str] = typer.Option(None, "--log", help="Application log on the node to scan for GPU OOM."),
+    container: Optional[str] = typer.Option(None, "--container", help="Container to inspect (docker/podman)."),
+    rootfs: str = typer.Option("", "--rootfs", help="Read /sys, /proc, /dev, /etc under this directory."),
+    path: Optional[List[str]] = typer.Option(None, "--path", help="Extra directory of checks/runbooks."),
+    ssh_config: Optional[str] = typer.Option(None, "--ssh-config", help="OpenSSH config file (default ~/.ssh/config)."),
+    accept_new_host_keys: bool = typer.Option(False, "--accept-new-host-keys", help="Trust unknown host keys (OpenSSH accept-new); changed keys are always refused."),
+    sudo: bool = typer.Option(False, "--sudo", help="Run the probe and remediations with sudo -n."),
+    from_bundle: Optional[str] = typer.Option(None, "--from", help="Triage a captured bundle (.tar.gz) instead of a live node."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show passing evidence and skipped steps."),
+) -> None:
+    """Triage a node: run the incident runbooks and print verdicts with evidence.
+
+    Examples:
+
+      rocmdoctor triage demo:amdgpu-not-loaded
+
+      rocmdoctor triage local --runbook gpu-oom --log /var/log/job.err
+
+      rocmdoctor triage node042 --fix
+    """
+    from rocmdoctor.core import TriageRequest, triage_target
+
+    with handle_errors():
+        if fmt not in ("table", "json"):
+            from rocmdoctor.errors import RocmdoctorError
+
+            raise RocmdoctorError(f"unknown --format {fmt!r}", "use table or json")
+        user_vars = parse_vars(var)
+        for name, value in (("expect_gpus", expect_gpus), ("log", log), ("container", container)):
+            if value is not None:
+                user_vars[name] = str(value)
+        request = TriageRequest(
+            target=target, runbooks=tuple(runbook or ()), vars=user_vars, fix=fix, yes=yes,
+            dry_run=dry_run, rootfs=rootfs, paths=tuple(path or ()), ssh_config=ssh_config,
+            accept_new_host_keys=accept_new_host_keys, sudo=sudo, bundle=from_bundle,
+        )
+        report = triage_target(request, interactive_output=fmt == "table")
+        if fmt == "json":
+            print(json.dumps(report.to_dict(), indent=2))
+        else:
+            from rocmdoctor.render import print_report
+
+            print_report(out_console(), report, verbose=verbose)
+        raise typer.Exit(int(report.exit_status))
+
+
+def _register_subcommands() -> None:
+    from rocmdoctor.cli_catalog import checks_app, demo_app, runbooks_app
+
+    app.add_typer(runbooks_app, name="runbooks")
+    app.add_typer(checks_app, name="checks")
+    app.add_typer(demo_app, name="demo")
+    import importlib
+
+    for module in ("rocmdoctor.cli_sweep", "rocmdoctor.cli_incident", "rocmdoctor.cli_capture"):
+        try:
+            importlib.import_module(module).register(app)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+_register_subcommands()
+
+
+def run(argv: list[str]) -> int:
+    try:
+        app(args=argv, prog_name="rocmdoctor", standalone_mode=True)
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 2)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(run(sys.argv[1:]))

@@ -1,0 +1,65 @@
+"""One call per front-end action: resolve the target, load and compile the
+runbooks, triage. The CLI, the TUI and the sweep all come through here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rocmdoctor.events import EventSink
+from rocmdoctor.triage import Approver, TriageReport, decline_all, run_triage
+
+
+@dataclass(frozen=True)
+class TriageRequest:
+    target: str
+    runbooks: tuple[str, ...] = ()
+    vars: dict[str, Any] = field(default_factory=dict)
+    fix: bool = False
+    yes: bool = False
+    dry_run: bool = False
+    rootfs: str = ""
+    paths: tuple[str, ...] = ()
+    ssh_config: str | None = None
+    accept_new_host_keys: bool = False
+    sudo: bool = False
+    bundle: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _noop(event: object) -> None:
+    pass
+
+
+def triage_target(
+    request: TriageRequest,
+    *,
+    approver: Approver | None = None,
+    on_event: EventSink = _noop,
+    interactive_output: bool = False,
+) -> TriageReport:
+    from rocmdoctor.catalog import load_catalog
+    from rocmdoctor.compiler import compile_plan
+    from rocmdoctor.targets import TargetOptions, open_target
+
+    catalog = load_catalog(request.paths)
+    plan = compile_plan(catalog, request.runbooks, request.vars)
+    if approver is None:
+        if request.fix:
+            from rocmdoctor.cli_approve import prompt_approver
+
+            approver = prompt_approver(auto_approve=request.yes)
+        else:
+            approver = decline_all
+    if request.bundle:
+        from rocmdoctor.bundle import open_bundle  # type: ignore[import-not-found]
+
+        transport = open_bundle(request.bundle)
+    else:
+        opts = TargetOptions(rootfs=request.rootfs, dry_run=request.dry_run, sudo=request.sudo,
+                             ssh_config=request.ssh_config, accept_new_host_keys=request.accept_new_host_keys,
+                             env=request.env)
+        transport = open_target(request.target, opts)
+    with transport:
+        return run_triage(transport, plan, target=request.target if not request.bundle else transport.host,
+                          fix=request.fix or request.dry_run, approver=approver, on_event=on_event)

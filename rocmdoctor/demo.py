@@ -1,0 +1,46 @@
+"""Built-in simulated incident nodes, so anyone can see rocmdoctor work
+without an AMD GPU. Each run materialises a fresh copy of the node, so a
+`--fix` changes only that copy.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from rocmdoctor.audit import AuditLog
+from rocmdoctor.errors import TargetError
+from rocmdoctor.paths import cache_dir
+from rocmdoctor.transports.base import Transport
+
+
+def demo_names() -> dict[str, str]:
+    from rocmdoctor.testing.scenarios import SCENARIOS
+
+    return {name: s.description for name, s in sorted(SCENARIOS.items())}
+
+
+def materialize_demo(name: str) -> Path:
+    from rocmdoctor.testing.scenarios import SCENARIOS
+
+    scenario = SCENARIOS.get(name)
+    if scenario is None:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(SCENARIOS), n=1)
+        hint = f"did you mean demo:{close[0]}?" if close else "list them with `rocmdoctor demo list`"
+        raise TargetError(f"unknown demo node '{name}'", hint)
+    base = cache_dir() / "demo"
+    base.mkdir(parents=True, exist_ok=True)
+    directory = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=base))
+    scenario.build().materialize(directory)
+    return directory
+
+
+def open_demo(name: str, *, dry_run: bool = False, audit: AuditLog | None = None) -> Transport:
+    from rocmdoctor.testing.simnode import sim_transport
+
+    directory = materialize_demo(name)
+    transport = sim_transport(directory, dry_run=dry_run, audit=audit)
+    transport.host = f"demo:{name}"
+    return transport

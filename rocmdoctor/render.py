@@ -1,0 +1,94 @@
+"""Human-readable triage output: a tree of runbooks and steps, each with its
+state symbol (readable without colour), message, evidence, diagnoses and
+the exact remediation commands.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rocmdoctor.status import State
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rocmdoctor.results import Diagnosis
+    from rocmdoctor.triage import TriageReport
+
+STYLE = {State.PASS: "green", State.WARN: "yellow", State.FAIL: "bold red",
+         State.UNKNOWN: "magenta", State.SKIPPED: "dim"}
+LABEL = {State.PASS: "OK", State.WARN: "WARNING", State.FAIL: "CRITICAL", State.UNKNOWN: "UNKNOWN",
+         State.SKIPPED: "OK"}
+
+
+def state_text(state: State) -> str:
+    return f"[{STYLE[state]}]{state.symbol} {state.value.upper():7}[/]"
+
+
+def print_report(console: "Console", report: "TriageReport", *, verbose: bool = False) -> None:
+    from rich.markup import escape
+
+    st = report.state
+    console.print(f"[bold]{escape(report.target)}[/]  [{STYLE[st]}]{st.symbol} {LABEL[st]}[/]  "
+                  f"[dim]({report.round_trips} round trip{'s' if report.round_trips != 1 else ''}, "
+                  f"{report.duration_ms / 1000:.2f}s)[/]")
+    for rb in report.runbooks:
+        console.print()
+        console.print(f"{state_text(rb.state)} [bold]{escape(rb.runbook_id)}[/]  {escape(rb.title)}")
+        by_step: dict[str, list["Diagnosis"]] = {}
+        for d in rb.diagnoses:
+            by_step.setdefault(d.step_id, []).append(d)
+        for step in rb.steps:
+            if step.check is None:
+                if verbose:
+                    console.print(f"    {state_text(State.SKIPPED)} {escape(step.step_id)}: "
+                                  f"[dim]{escape(step.skipped_because)}[/]")
+                continue
+            c = step.check
+            console.print(f"    {state_text(c.state)} {escape(c.title)}: {escape(c.message)}")
+            if c.state != State.PASS or verbose:
+                for line in c.evidence[:8]:
+                    console.print(f"              [dim]└ {escape(line)}[/]")
+            for d in by_step.get(step.step_id, []):
+                _print_diagnosis(console, d)
+    if report.remediations:
+        console.print()
+        console.print("[bold]Remediations[/]")
+        for o in report.remediations:
+            p = o.plan
+            if o.result is None:
+                console.print(f"    [dim]– not run[/] {escape(p.title)}: {escape(o.decision.reason or 'declined')}")
+                console.print(f"        [dim]$ {escape(p.command)}[/]")
+                continue
+            if o.result.dry_run:
+                console.print(f"    [cyan]dry-run[/] {escape(p.title)}\n        $ {escape(p.command)}")
+                continue
+            ok = "[green]✔ fixed[/]" if o.fixed else ("[red]✖ not fixed[/]" if o.verify else
+                                                     f"exit {o.result.exit_status}")
+            console.print(f"    {ok} {escape(p.title)} (approved by {escape(o.decision.by)})")
+            console.print(f"        $ {escape(p.command)}  [dim]→ exit {o.result.exit_status}, "
+                          f"{o.result.duration_ms} ms[/]")
+            if o.verify:
+                console.print(f"        verify: {state_text(o.verify.state)} {escape(o.verify.message)}")
+
+
+def _print_diagnosis(console: "Console", d: "Diagnosis") -> None:
+    from rich.markup import escape
+
+    console.print(f"              [bold cyan]⇒ diagnosis[/] ({d.confidence} confidence): {escape(d.cause)}")
+    for p in d.remediations:
+        console.print(f"                [bold]fix[/] [{_risk(p.risk)}]{p.risk} risk[/]: {escape(p.title)}")
+        console.print(f"                  $ {escape(p.command)}")
+        extra = []
+        if p.verify_check:
+            extra.append(f"verify: {p.verify_check}")
+        if p.rollback:
+            extra.append(f"rollback: {p.rollback}")
+        if extra:
+            console.print(f"                  [dim]{escape(' · '.join(extra))}[/]")
+    for f in d.follow_up:
+        console.print(f"                [dim]follow-up: {escape(f)}[/]")
+
+
+def _risk(risk: str) -> str:
+    return {"low": "green", "medium": "yellow", "high": "bold red"}.get(risk, "white")
