@@ -28,8 +28,9 @@ def parse_pp_dpm(text: str) -> dict[str, Any]:
     Returns `{levels: [{index: int, mhz: int|None, gts: float|None,
     width: int|None, current: bool}], current: int|"S"|None,
     current_mhz: int|None, deep_sleep: bool, max_mhz: int|None}`.
-    `deep_sleep` is True when the current line is the MI300 `S:` line (idle,
-    not throttled). Raises ParseError on a line that is not a DPM level.
+    `deep_sleep` is True when the current line is the MI300 `S:` line, or a
+    middle level whose clock is below level 0 (MI300 sclk / RDNA3 idle form):
+    idle, not throttled. Raises ParseError on a line that is not a DPM level.
     """
     levels: list[dict[str, Any]] = []
     current: int | str | None = None
@@ -59,6 +60,11 @@ def parse_pp_dpm(text: str) -> dict[str, Any]:
     if not levels:
         raise ParseError("no DPM levels")
     mhzs = [lv["mhz"] for lv in levels if lv["mhz"] is not None]
+    # MI300 sclk and RDNA3 print the idle clock as a middle "1: 142Mhz *" level
+    # below level 0: that is deep sleep too, not a throttled GPU.
+    if isinstance(current, int) and current > 0 and current_mhz is not None and levels[0]["mhz"] \
+            and current_mhz < levels[0]["mhz"]:
+        deep_sleep = True
     return {"levels": levels, "current": current, "current_mhz": current_mhz,
             "deep_sleep": deep_sleep, "max_mhz": max(mhzs) if mhzs else None}
 
