@@ -102,7 +102,7 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
                             r"Memory cgroup out of memory: Killed process (?P<cg_pid>\d+)")),
     ("nomodeset", re.compile(r"Booted with the nomodeset parameter|You have booted with nomodeset|"
                              r"VGACON disables amdgpu kernel modesetting")),
-    ("symbol_mismatch", re.compile(r"^(?P<module>amd\w*|drm\w*|ttm|gpu_sched): "
+    ("symbol_mismatch", re.compile(r"^(?P<module>[\w-]+): "
                                    r"(?:disagrees about version of symbol (?P<symbol>\S+)|"
                                    r"Unknown symbol (?P<unknown>\S+) \(err (?P<err>-?\d+)\))")),
     ("firmware_missing", re.compile(r"Direct firmware load for (?P<firmware>amdgpu/\S+) failed with error (?P<err>-?\d+)|"

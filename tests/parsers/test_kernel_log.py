@@ -1,0 +1,119 @@
+from pathlib import Path
+
+import pytest
+
+from rocmdoctor.parsers import ParseError, get_parser
+from rocmdoctor.parsers.kernel_log import classify_amdgpu_line, parse_kernel_events, parse_kernel_log
+from rocmdoctor.testing.formats import kernel_lines
+from rocmdoctor.testing.formats.kernel import render_dmesg, render_journal_k, render_journal_k_monotonic
+
+OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+
+
+def sample(rel: str) -> str:
+    return (OUTPUTS / rel).read_text()
+
+
+def test_registered():
+    assert get_parser("kernel_log") is parse_kernel_log
+    assert get_parser("kernel_events") is parse_kernel_events
+
+
+def test_dmesg_probe_failure_sample():
+    recs = parse_kernel_log(sample("kernel-log/mi210-probe-failure.dmesg"))
+    assert len(recs) == 5
+    assert recs[0]["ts"] == 9.282591 and recs[0]["format"] == "dmesg"
+    assert recs[3]["driver"] == "amdgpu" and recs[3]["bdf"] == "0000:83:00.0"
+    assert recs[3]["msg"] == "amdgpu 0000:83:00.0: amdgpu: Fatal error during GPU init"
+    kinds = [e["kind"] for e in parse_kernel_events(sample("kernel-log/mi210-probe-failure.dmesg"))]
+    assert kinds == ["probe_failure", "probe_failure"]
+    last = parse_kernel_events(sample("kernel-log/mi210-probe-failure.dmesg"))[-1]
+    assert last["fields"] == {"pbdf": "0000:83:00.0", "perr": "-12"}
+
+
+def test_journal_short_sample():
+    recs = parse_kernel_log(sample("kernel-log/journal-healthy-init.log"))
+    assert {r["format"] for r in recs} == {"journal"}
+    assert recs[0]["time"] == "Sep 03 23:07:26" and recs[0]["host"] == "bazzite" and recs[0]["ts"] is None
+    assert recs[-1]["msg"] == "[drm] Initialized amdgpu 3.64.0 for 0000:12:00.0 on minor 0"
+    assert [e["kind"] for e in parse_kernel_events(sample("kernel-log/journal-healthy-init.log"))] == ["init_ok", "init_ok"]
+
+
+def test_syslog_with_monotonic_stamp():
+    recs = parse_kernel_log(sample("kernel-log/syslog-sdma-timeout.log"))
+    assert recs[0]["ts"] == 2237.944235 and recs[0]["time"] == "Oct  7 12:58:23"
+    ev = parse_kernel_events(sample("kernel-log/syslog-sdma-timeout.log"))
+    assert [e["kind"] for e in ev] == ["ring_timeout", "gpu_reset"]
+    assert ev[0]["fields"] == {"ring": "sdma0", "signaled": "16060", "emitted": "16062"}
+
+
+def test_dmesg_T_and_ring_reset():
+    ev = parse_kernel_events(sample("kernel-log/dmesg-T-mes-reset.log"))
+    assert ev[0]["time"] == "Thu Sep 10 14:36:16 2026" and ev[0]["kind"] == "ring_timeout"
+    assert ev[-1]["kind"] == "gpu_reset"
+    kinds = [e["kind"] for e in parse_kernel_events(sample("kernel-log/ring-timeout-reset.dmesg"))]
+    assert kinds == ["ring_timeout", "gpu_reset", "gpu_reset", "gpu_reset"]
+
+
+@pytest.mark.parametrize("rel,kind,field,value", [
+    ("kernel-log/kfd-unsupported.dmesg", "kfd_unsupported", None, None),
+    ("kernel-log/unknown-symbol.dmesg", "symbol_mismatch", "unknown", "amd_iommu_bind_pasid"),
+    ("kernel-log/firmware-missing.dmesg", "firmware_missing", "firmware", "amdgpu/polaris12_mc.bin"),
+    ("kernel-log/syslog-oom.log", "oom_kill", "comm", "python3"),
+])
+def test_fault_samples_classify(rel, kind, field, value):
+    ev = parse_kernel_events(sample(rel))
+    assert ev[0]["kind"] == kind
+    if field:
+        assert ev[0]["fields"][field] == value
+
+
+def test_firmware_then_probe_failure_order():
+    kinds = [e["kind"] for e in parse_kernel_events(sample("kernel-log/firmware-missing.dmesg"))]
+    assert kinds[:2] == ["firmware_missing", "firmware_missing"]
+    assert "probe_failure" in kinds
+
+
+@pytest.mark.parametrize("kind", sorted(kernel_lines.FAULTS))
+def test_catalogue_lines_classify_as_their_kind(kind):
+    hits = []
+    for msg, source in kernel_lines.FAULTS[kind]:
+        assert source.startswith(("https://", kernel_lines.KERNEL_SRC))
+        hit = classify_amdgpu_line(msg)
+        # context lines (process info, reaper, "initializing ...") may stay unclassified;
+        # a firmware failure is followed by the init failure it causes
+        assert hit is None or hit[0] in (kind, "probe_failure"), (kind, msg, hit)
+        hits.append(hit[0] if hit else None)
+    assert kind in hits
+
+
+def test_catalogue_healthy_has_no_fault():
+    for msg, _ in kernel_lines.HEALTHY_BOOT:
+        hit = classify_amdgpu_line(msg)
+        assert hit is None or hit[0] == "init_ok", msg
+
+
+def test_render_roundtrip_all_forms():
+    msgs = kernel_lines.messages("probe_failure", bdf="0000:05:00.0")
+    lines = [(5.5 + i, m) for i, m in enumerate(msgs)]
+    for text in (render_dmesg(lines), render_journal_k_monotonic(lines, host="gpu07")):
+        recs = parse_kernel_log(text)
+        assert [(r["ts"], r["msg"]) for r in recs] == lines
+    recs = parse_kernel_log(render_journal_k([("Oct 01 09:12:45", m) for m in msgs], host="gpu07"))
+    assert [r["msg"] for r in recs] == msgs and recs[0]["host"] == "gpu07"
+    assert all(r["bdf"] in (None, "0000:05:00.0") for r in recs)
+    assert "probe of 0000:05:00.0 failed" in msgs[-1]
+
+
+def test_dmesg_x_facility():
+    recs = parse_kernel_log("kern  :err   : [    4.826030] amdgpu 0000:01:00.0: amdgpu: Fatal error during GPU init\n")
+    assert recs[0]["facility"] == "kern" and recs[0]["level"] == "err" and recs[0]["ts"] == 4.82603
+
+
+def test_raw_continuation_kept_and_garbage_rejected():
+    recs = parse_kernel_log("[    1.0] a\n  continuation line\n")
+    assert recs[1]["format"] == "raw" and recs[1]["msg"] == "continuation line"
+    assert parse_kernel_log("") == []
+    assert parse_kernel_log("-- No entries --\n") == []
+    with pytest.raises(ParseError, match="not a kernel log"):
+        parse_kernel_log("hello world\nsecond line\n")
