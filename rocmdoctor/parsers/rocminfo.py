@@ -1,0 +1,119 @@
+"""`rocminfo` output: the HSA agents ROCr sees, and the error lines it prints when it cannot.
+
+A healthy run starts `ROCk module is loaded` (or `ROCk module version X is
+loaded`), lists `Agent N` blocks and ends `*** Done ***`. Failures print lines
+such as `Unable to open /dev/kfd read-write: Cannot allocate memory`,
+`hsa api call failure at: .../rocminfo.cc:1142`, `Call returned
+HSA_STATUS_ERROR_OUT_OF_RESOURCES: ...` and `HSA Error: Incompatible kernel and
+userspace, <GPU> disabled. Upgrade amdgpu.` (real captures in
+rocmdoctor/testing/fixtures/outputs/rocminfo/). rocminfo may print some of
+these to stderr and exit non-zero, so empty stdout is a valid (empty) result.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rocmdoctor.parsers import ParseError, parser
+
+_ERROR_PATTERNS = [re.compile(p) for p in (
+    r"^HSA Error:.*",
+    r"^Unable to open /dev/kfd.*",
+    r"^hsa api call failure at:.*",
+    r".*\bHSA_STATUS_ERROR_\w+.*",
+    r"^ROCk module is NOT loaded.*",
+    r".*is not member of .*group.*",
+    r"^Failed to get user name.*",
+    r".*\bHSA_STATUS_\w+: .*",
+)]
+_AGENT = re.compile(r"^\*{7}\s*\n^Agent (\d+)\s*\n^\*{7}\s*$", re.MULTILINE)
+_FIELD = re.compile(r"^(\s*)([^:\n]+?):\s*(.*?)\s*$")
+
+
+def _int_prefix(value: str | None) -> int | None:
+    m = re.match(r"\s*(\d+)", value or "")
+    return int(m.group(1)) if m else None
+
+
+def _parse_agent(number: int, body: str) -> dict[str, Any]:
+    top: dict[str, str] = {}
+    isas: list[str] = []
+    pools: list[dict[str, Any]] = []
+    section = ""
+    for line in body.splitlines():
+        m = _FIELD.match(line)
+        if not m:
+            continue
+        indent, label, value = len(m.group(1)), m.group(2).strip(), m.group(3)
+        if indent == 2:
+            section = label
+            top.setdefault(label, value)
+        elif section == "ISA Info" and label == "Name":
+            isas.append(value)
+        elif section == "Pool Info" and label == "Segment":
+            pools.append({"segment": value, "size_kb": None})
+        elif section == "Pool Info" and label == "Size" and pools:
+            pools[-1]["size_kb"] = _int_prefix(value)
+    name = top.get("Name") or None
+    gfx = None
+    for isa in isas:
+        m = re.search(r"--(gfx[0-9a-f]+)", isa)
+        if m:
+            gfx = m.group(1)
+            break
+    if gfx is None and name and re.fullmatch(r"gfx[0-9a-f]+", name):
+        gfx = name
+    bdfid = _int_prefix(top.get("BDFID"))
+    coarse = [p["size_kb"] for p in pools if "COARSE GRAINED" in p["segment"] and p["size_kb"]]
+    return {
+        "agent": number,
+        "name": name,
+        "marketing_name": top.get("Marketing Name") or None,
+        "uuid": top.get("Uuid") or None,
+        "device_type": top.get("Device Type") or None,
+        "node": _int_prefix(top.get("Node")),
+        "chip_id": _int_prefix(top.get("Chip ID")),
+        "compute_units": _int_prefix(top.get("Compute Unit")),
+        "max_clock_mhz": _int_prefix(top.get("Max Clock Freq. (MHz)")),
+        "bdfid": bdfid,
+        "pci_bus": (f"{bdfid >> 8:02x}:{(bdfid >> 3) & 0x1f:02x}.{bdfid & 7}"
+                    if bdfid else None),
+        "gfx": gfx,
+        "isas": isas,
+        "pool_kb": coarse[0] if coarse else None,
+    }
+
+
+@parser("rocminfo")
+def parse_rocminfo(text: str) -> dict[str, Any]:
+    """HSA agents and error lines of `rocminfo`: `{rock_loaded, runtime_version, agents, gpu_agents, errors, done}`.
+
+    `agents`: `[{agent, name, marketing_name, uuid, device_type, node, chip_id,
+    compute_units, max_clock_mhz, bdfid, pci_bus, gfx, isas, pool_kb}]` (`gfx`
+    from the ISA name, e.g. `gfx942`; `pci_bus` like `26:00.0` decoded from
+    BDFID; `pool_kb` = first coarse-grained pool, i.e. VRAM for a GPU);
+    `gpu_agents`: the GPU ones; `errors`: failure lines verbatim (kfd open,
+    HSA_STATUS_ERROR_*, `HSA Error: Incompatible kernel and userspace ...`);
+    `done`: the `*** Done ***` trailer was printed. Empty text gives empty
+    lists. Raises ParseError on text that is none of these.
+    """
+    lines = text.splitlines()
+    errors = [ln.strip() for ln in lines if any(p.match(ln.strip()) for p in _ERROR_PATTERNS)]
+    starts = list(_AGENT.finditer(text))
+    agents = []
+    for i, m in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
+        agents.append(_parse_agent(int(m.group(1)), text[m.end():end]))
+    rock = re.search(r"^ROCk module (?:version \S+ )?is (NOT )?loaded", text, re.MULTILINE)
+    runtime = re.search(r"^Runtime Version:\s*(\S+)", text, re.MULTILINE)
+    if text.strip() and not (agents or errors or rock or runtime):
+        raise ParseError(f"not rocminfo output: {text.strip()[:80]!r}")
+    return {
+        "rock_loaded": None if rock is None else rock.group(1) is None,
+        "runtime_version": runtime.group(1) if runtime else None,
+        "agents": agents,
+        "gpu_agents": [a for a in agents if a["device_type"] == "GPU"],
+        "errors": errors,
+        "done": bool(re.search(r"^\*\*\* Done \*\*\*", text, re.MULTILINE)),
+    }
