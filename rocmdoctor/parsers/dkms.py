@@ -48,7 +48,7 @@ def parse_dkms_status(text: str) -> list[dict[str, Any]]:
                         "status": level, "warnings": [], "message": err.group("msg")})
             continue
         head, sep, rest = line.rpartition(": ")
-        if not sep:
+        if not sep or ("," not in head and "/" not in head):
             if out and out[-1]["module"] is None:   # continuation of an Error! message
                 out[-1]["message"] += " " + line
                 continue

@@ -1,0 +1,41 @@
+from pathlib import Path
+
+import pytest
+
+from rocmdoctor.parsers import ParseError, get_parser
+
+OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+
+
+def sample(rel: str) -> str:
+    return (OUTPUTS / rel).read_text()
+
+from rocmdoctor.parsers.lspci import parse_lspci
+from rocmdoctor.testing.formats.kernel import render_lspci_n
+
+
+def test_real_lspci_n_without_domain():
+    devs = parse_lspci(sample("lspci/lspci-n-amd-laptop.txt"))
+    assert len(devs) == 24
+    assert devs[0] == {"slot": "0000:00:00.0", "class": "0600", "vendor": "1022", "device": "9600",
+                       "rev": None, "prog_if": None}
+    assert devs[11]["rev"] == "3a"
+    assert [d for d in devs if d["class"] == "0300"][0]["device"] == "9613"
+
+
+def test_real_lspci_nn_mi300x():
+    devs = parse_lspci(sample("lspci/lspci-nn-mi300x.txt"))
+    assert devs[0]["class"] == "1200" and (devs[0]["vendor"], devs[0]["device"]) == ("1002", "74a1")
+    assert devs[2]["rev"] == "c1"
+
+
+def test_roundtrip_and_errors():
+    gpus = [{"slot": f"0000:{b:02x}:00.0", "class": "1200", "vendor": "1002", "device": "74a1", "rev": None}
+            for b in (5, 0x26, 0x46)]
+    parsed = parse_lspci(render_lspci_n(gpus + [{"slot": "0000:00:00.0", "class": "0600", "vendor": "1022",
+                                                  "device": "14a4", "rev": "01"}]))
+    assert [p["slot"] for p in parsed[:3]] == ["0000:05:00.0", "0000:26:00.0", "0000:46:00.0"]
+    assert parsed[3]["rev"] == "01"
+    assert parse_lspci("0000:05:00.0 1200: 1002:74a1\n\tSubsystem: 1002:74a1\n")[0]["device"] == "74a1"
+    with pytest.raises(ParseError, match="line 1"):
+        parse_lspci("pcilib: Cannot open /sys/bus/pci\n")
