@@ -1,0 +1,64 @@
+"""rocminfo parser on real healthy and failing captures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rocmdoctor.parsers import ParseError, get_parser
+
+FIX = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs/rocminfo"
+parse = get_parser("rocminfo")
+
+
+def test_real_mi300x_x4_host():
+    r = parse((FIX / "mi300x-x4.txt").read_text())
+    assert r["rock_loaded"] is True and r["runtime_version"] == "1.1" and r["done"] is True
+    assert r["errors"] == []
+    assert [a["device_type"] for a in r["agents"]] == ["CPU", "CPU", "GPU", "GPU", "GPU", "GPU"]
+    gpu = r["gpu_agents"][0]
+    assert gpu == {"agent": 3, "name": "gfx942", "marketing_name": "AMD Instinct MI300X",
+                   "uuid": "GPU-8d1457e2c20f59d2", "device_type": "GPU", "node": 2, "chip_id": 0x74A1,
+                   "compute_units": 304, "max_clock_mhz": 2100, "bdfid": 9728, "pci_bus": "26:00.0",
+                   "gfx": "gfx942", "isas": ["amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-"],
+                   "pool_kb": 201310208}
+    assert [a["pci_bus"] for a in r["gpu_agents"]] == ["26:00.0", "46:00.0", "65:00.0", "85:00.0"]
+    assert r["agents"][0]["marketing_name"] == "AMD EPYC 9474F 48-Core Processor"
+
+
+def test_real_kfd_enomem_rocm35():
+    r = parse((FIX / "kfd-enomem-rocm3.5.txt").read_text())
+    assert r["agents"] == [] and r["done"] is False and r["rock_loaded"] is True
+    assert r["errors"][0] == "Unable to open /dev/kfd read-write: Cannot allocate memory"
+    assert any("HSA_STATUS_ERROR_OUT_OF_RESOURCES" in e for e in r["errors"])
+    assert not any("member of render group" in e for e in r["errors"])   # informational line
+
+
+def test_real_out_of_resources_rocm29():
+    r = parse((FIX / "kfd-enomem-rocm2.9.txt").read_text())
+    assert r["errors"][0].startswith("hsa api call failure at: ")
+    assert r["errors"][1].startswith("Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES")
+
+
+def test_incompatible_kernel_line_and_disabled_gpu():
+    text = ("ROCk module version 6.7.0 is loaded\n"
+            "HSA Error: Incompatible kernel and userspace, AMD Instinct MI300X disabled. Upgrade amdgpu.\n")
+    r = parse(text)
+    assert r["rock_loaded"] is True
+    assert r["errors"] == ["HSA Error: Incompatible kernel and userspace, AMD Instinct MI300X disabled. Upgrade amdgpu."]
+
+
+def test_rock_not_loaded():
+    r = parse("ROCk module is NOT loaded, possibly no GPU devices\n")
+    assert r["rock_loaded"] is False and r["errors"]
+
+
+def test_empty_stdout_is_empty_not_an_error():
+    assert parse("") == {"rock_loaded": None, "runtime_version": None, "agents": [], "gpu_agents": [],
+                         "errors": [], "done": False}
+
+
+def test_garbage_raises():
+    with pytest.raises(ParseError):
+        parse("bash: rocminfo: command not found\n")
