@@ -140,18 +140,23 @@ def render_kubectl_node(name: str, *, capacity_gpu: int | None = 8, allocatable_
     return json.dumps(doc, indent=4) + "\n"
 
 
-def render_pp_dpm(levels_mhz: Sequence[int], current: int | str | None, deep_sleep_mhz: int | None = None) -> str:
-    """`pp_dpm_sclk`-style file (amdgpu SMU printers `"%d: %uMhz %s\\n"`, `*` = current).
+def render_pp_dpm(levels_mhz: Sequence[int], current: int | str | None, deep_sleep_mhz: int | None = None,
+                  trailing_blank: bool = False) -> str:
+    """`pp_dpm_sclk`-style file (amdgpu SMU printers `"%d: %uMhz %s\n"`, `*` = current).
 
-    `current="S"` with `deep_sleep_mhz` renders the MI300 (smu_v13_0_6_ppt.c) deep-sleep first line
-    `S: <clk>Mhz *` and no `*` on the levels. Non-current levels end with a blank like the
-    kernel's `"%s"` of an empty string (amdgpu-sysfs-rs fixtures keep it).
+    `current="S"` with `deep_sleep_mhz` renders the MI300 (smu_v13_0_6_ppt.c) deep-sleep first
+    line `S: <clk>Mhz *`; for MI300 sclk pass the idle clock as a middle level (the real file
+    reads `0: 500Mhz / 1: 142Mhz * / 2: 2100Mhz`). Newer SMU code (MI300, RDNA3 samples) prints no
+    blank after a non-current level; older powerplay (Vega) prints `"%s"` of "" as a trailing
+    blank, selected with `trailing_blank=True`. The last level never has one in the samples.
     """
     out = []
     if current == "S":
         out.append(f"S: {deep_sleep_mhz}Mhz *\n")
+    last = len(levels_mhz) - 1
     for i, mhz in enumerate(levels_mhz):
-        out.append(f"{i}: {mhz}Mhz {'*' if current == i else ''}\n")
+        mark = " *" if current == i else (" " if trailing_blank and i != last else "")
+        out.append(f"{i}: {mhz}Mhz{mark}\n")
     return "".join(out)
 
 
