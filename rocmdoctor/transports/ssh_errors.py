@@ -1,8 +1,8 @@
 """Errors of the SSH transport, each with a short `reason` code.
 
 A sweep reports an unreachable host as UNKNOWN with `reason`, so the codes are
-a stable vocabulary: refused, timeout, dns, unreachable, dropped, auth,
-host-key-unknown, host-key-changed, sudo-password, config. The message is one
+a stable vocabulary: refused, timeout, dns, unreachable, dropped, protocol,
+auth, host-key-unknown, host-key-changed, sudo-password, config. The message is one
 line naming the host; the hint says what to do. No paramiko import here, so
 front ends can catch these without loading the SSH stack.
 """
