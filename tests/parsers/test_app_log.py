@@ -1,0 +1,83 @@
+"""app_log parser over real application-log lines (sources in rocmdoctor/testing/scenarios/gpu_oom.py)."""
+
+from rocmdoctor.parsers import get_parser
+from rocmdoctor.parsers.app_log import classify_app_line, parse_app_log
+from rocmdoctor.testing.scenarios import gpu_oom as s
+
+GIB = 1 << 30
+MIB = 1 << 20
+
+
+def test_registered():
+    assert get_parser("app_log") is parse_app_log
+
+
+def test_pytorch_fragmentation_on_mi300_class_gpu():
+    out = parse_app_log("Traceback (most recent call last):\n" + s.TORCH_FRAGMENTED + "\n")
+    assert out["lines"] == 2 and out["mentions"] == 0 and out["host_oom"] == []
+    (e,) = out["gpu_oom"]
+    assert e["lineno"] == 2 and e["framework"] == "pytorch" and e["api"] == "HIP"
+    assert e["gpu"] == 7
+    assert e["tried_bytes"] == 2 * MIB
+    assert e["total_bytes"] == int(287.98 * GIB) and e["free_bytes"] == int(203.49 * GIB)
+    assert e["allocated_bytes"] == int(68.63 * GIB)
+    assert e["reserved_unallocated_bytes"] == int(14.93 * GIB)
+    assert e["fragmentation"] is True and out["fragmentation"] is True
+    assert out["last"] is e and e["line"].startswith("torch.OutOfMemoryError: HIP out of memory.")
+
+
+def test_pytorch_full_gpu_is_not_fragmentation():
+    e = parse_app_log(s.TORCH_FULL)["gpu_oom"][0]
+    assert e["free_bytes"] == int(780.24 * MIB) and e["tried_bytes"] == int(3.31 * GIB)
+    assert e["fragmentation"] is False
+
+
+def test_pytorch_per_process_cap_is_not_fragmentation():
+    e = parse_app_log(s.TORCH_CAPPED)["gpu_oom"][0]
+    assert e["allowed_bytes"] == int(1.05 * GIB)
+    assert e["allocated_bytes"] == int(1017.01 * MIB) and e["reserved_unallocated_bytes"] == int(54.99 * MIB)
+    assert e["fragmentation"] is False
+
+
+def test_pytorch_pre_2_1_wording():
+    e = parse_app_log(s.TORCH_OLD)["gpu_oom"][0]
+    assert e["gpu"] == 0 and e["api"] == "CUDA"
+    assert e["tried_bytes"] == int(2.26 * GIB) and e["free_bytes"] == int(3.03 * GIB)
+    assert e["reserved_unallocated_bytes"] == int(1.24 * GIB) - int(781.59 * MIB)
+    assert e["fragmentation"] is True   # 3.03 GiB free, 2.26 GiB asked
+
+
+def test_llama_cpp_hip_build_and_ollama():
+    out = parse_app_log("\n".join(s.GGML_LINES + [s.OLLAMA_LOAD, s.OLLAMA_RUNTIME]))
+    kinds = [(e["framework"], e["gpu"], e["tried_bytes"]) for e in out["gpu_oom"]]
+    assert kinds == [("ggml", 0, int(14136.04 * MIB)), ("ggml", 0, 14822711296), ("ggml", 0, None),
+                     ("ggml", None, None)]
+    assert out["gpu_oom"][-1]["line"] == s.OLLAMA_RUNTIME
+    assert out["mentions"] == 0   # "failed to allocate compute buffers" is not an OOM by itself
+
+
+def test_hip_error_code():
+    (e,) = parse_app_log(s.HIP_ERROR)["gpu_oom"]
+    assert e["framework"] == "hip" and e["gpu"] is None
+
+
+def test_host_memory_is_not_gpu_oom():
+    out = parse_app_log("\n".join([s.OLLAMA_HOST_RAM, s.GGML_PINNED,
+                                   "Out of memory: Killed process 15784 (python3) total-vm:11964kB, anon-rss:4288kB"]))
+    assert out["gpu_oom"] == [] and out["fragmentation"] is False
+    assert [e["framework"] for e in out["host_oom"]] == ["ollama", "ggml", "kernel"]
+    assert out["host_oom"][0]["need"] == "164.8 GiB" and out["host_oom"][0]["have"] == "13.4 GiB"
+    assert out["host_oom"][2]["pid"] == "15784" and out["host_oom"][2]["comm"] == "python3"
+
+
+def test_lookalikes_are_only_mentions():
+    out = parse_app_log("\n".join(s.LOOKALIKES))
+    assert out["gpu_oom"] == [] and out["host_oom"] == []
+    assert out["mentions"] == 3            # test names and the --oom-score-adj flag mention OOM
+    assert classify_app_line(s.LOOKALIKES[0]) is None   # allocator advice alone says nothing
+
+
+def test_empty_and_binaryish_text():
+    assert parse_app_log("") == {"gpu_oom": [], "host_oom": [], "mentions": 0, "lines": 0,
+                                 "fragmentation": False, "last": None}
+    assert parse_app_log("\x00\x01 garbage\n")["gpu_oom"] == []
