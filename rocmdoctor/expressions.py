@@ -51,7 +51,38 @@ def _dir_map(value: Any) -> dict[str, Any]:
     return {os.path.basename(os.path.dirname(str(k))): v for k, v in dict(value or {}).items()}
 
 
+def _join_maps(maps: Any) -> list[dict[str, Any]]:
+    """{'used': {k: a}, 'total': {k: b}} -> [{'key': k, 'used': a, 'total': b}] over the first map's keys
+    (sorted; a key missing from a later map gives None): lines up per-device sysfs values."""
+    maps = dict(maps or {})
+    if not maps:
+        return []
+    names = list(maps)
+    first = dict(maps[names[0]] or {})
+    return [{"key": k, **{n: dict(maps[n] or {}).get(k) for n in names}} for k in sorted(first)]
+
+
+def _item_expr(source: str) -> Any:
+    return _compiled_expr(str(source))
+
+
+def _select_expr(seq: Any, source: str) -> list[Any]:
+    """Items for which the sandboxed expression (with `item` bound) holds: per-item arithmetic
+    such as `'item.used / item.total >= 0.9'`, which Jinja's select/selectattr tests cannot do."""
+    fn = _item_expr(source)
+    return [x for x in (seq or []) if fn(item=x)]
+
+
+def _map_expr(seq: Any, source: str) -> list[Any]:
+    """The sandboxed expression's value for each item (`item` bound)."""
+    fn = _item_expr(source)
+    return [fn(item=x) for x in (seq or [])]
+
+
 FILTERS = {
+    "join_maps": _join_maps,
+    "select_expr": _select_expr,
+    "map_expr": _map_expr,
     "dir_map": _dir_map,
     "basename": lambda v: os.path.basename(str(v)),
     "dirname": lambda v: os.path.dirname(str(v)),
