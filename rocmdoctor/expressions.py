@@ -66,17 +66,18 @@ def _item_expr(source: str) -> Any:
     return _compiled_expr(str(source))
 
 
-def _select_expr(seq: Any, source: str) -> list[Any]:
-    """Items for which the sandboxed expression (with `item` bound) holds: per-item arithmetic
-    such as `'item.used / item.total >= 0.9'`, which Jinja's select/selectattr tests cannot do."""
+def _select_expr(seq: Any, source: str, **names: Any) -> list[Any]:
+    """Items for which the sandboxed expression (with `item` and keyword `names` bound) holds:
+    per-item arithmetic such as `select_expr('item.used >= item.total * pct / 100', pct=90)`,
+    which Jinja's select/selectattr tests cannot do."""
     fn = _item_expr(source)
-    return [x for x in (seq or []) if fn(item=x)]
+    return [x for x in (seq or []) if fn(item=x, **names)]
 
 
-def _map_expr(seq: Any, source: str) -> list[Any]:
-    """The sandboxed expression's value for each item (`item` bound)."""
+def _map_expr(seq: Any, source: str, **names: Any) -> list[Any]:
+    """The sandboxed expression's value for each item (`item` and keyword `names` bound)."""
     fn = _item_expr(source)
-    return [fn(item=x) for x in (seq or [])]
+    return [fn(item=x, **names) for x in (seq or [])]
 
 
 FILTERS = {
