@@ -43,7 +43,7 @@ def main_callback(
 
 @app.command()
 def triage(
-    target: str = typer.Argument(..., help="local, demo:NAME, or an SSH host / ssh_config alias."),
+    target: Optional[str] = typer.Argument(None, help="local, demo:NAME, or an SSH host / ssh_config alias."),
     runbook: Optional[List[str]] = typer.Option(None, "--runbook", "-r", help="Runbook id (repeatable); default all."),
     fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
     fix: bool = typer.Option(False, "--fix", help="Offer each proposed remediation, run it after approval, verify it."),
@@ -60,6 +60,7 @@ def triage(
     sudo: bool = typer.Option(False, "--sudo", help="Run the probe and remediations with sudo -n."),
     from_bundle: Optional[str] = typer.Option(None, "--from", help="Triage a captured bundle (.tar.gz) instead of a live node."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show passing evidence and skipped steps."),
+    incidents_dir: Optional[str] = typer.Option(None, "--incidents-dir", help="Where the incident journal goes (default $ROCMDOCTOR_INCIDENTS_DIR or $XDG_DATA_HOME/rocmdoctor/incidents)."),
 ) -> None:
     """Triage a node: run the incident runbooks and print verdicts with evidence.
 
@@ -70,6 +71,8 @@ def triage(
       rocmdoctor triage local --runbook gpu-oom --log /var/log/job.err
 
       rocmdoctor triage node042 --fix
+
+      rocmdoctor triage --from node42.tar.gz
     """
     from rocmdoctor.core import TriageRequest, triage_target
 
@@ -78,22 +81,39 @@ def triage(
             from rocmdoctor.errors import RocmdoctorError
 
             raise RocmdoctorError(f"unknown --format {fmt!r}", "use table or json")
+        if (target is None) == (from_bundle is None):
+            from rocmdoctor.errors import RocmdoctorError
+
+            raise RocmdoctorError("give a TARGET or --from BUNDLE (one of them)",
+                                  "e.g. rocmdoctor triage local, or rocmdoctor triage --from node42.tar.gz")
+        if from_bundle and fix:
+            from rocmdoctor.errors import RocmdoctorError
+
+            raise RocmdoctorError("--fix cannot run against a bundle", "triage the live node to remediate")
         user_vars = parse_vars(var)
         for name, value in (("expect_gpus", expect_gpus), ("log", log), ("container", container)):
             if value is not None:
                 user_vars[name] = str(value)
         request = TriageRequest(
-            target=target, runbooks=tuple(runbook or ()), vars=user_vars, fix=fix, yes=yes,
+            target=target or "", runbooks=tuple(runbook or ()), vars=user_vars, fix=fix, yes=yes,
             dry_run=dry_run, rootfs=rootfs, paths=tuple(path or ()), ssh_config=ssh_config,
             accept_new_host_keys=accept_new_host_keys, sudo=sudo, bundle=from_bundle,
         )
-        report = triage_target(request, interactive_output=fmt == "table")
+        from rocmdoctor.journal import incident_for_request, incident_footer
+
+        with incident_for_request(request, base=incidents_dir) as journal:
+            report = triage_target(request, interactive_output=fmt == "table", on_event=journal)
         if fmt == "json":
             print(json.dumps(report.to_dict(), indent=2))
         else:
             from rocmdoctor.render import print_report
 
             print_report(out_console(), report, verbose=verbose)
+        footer = incident_footer(journal)
+        if footer and fmt == "table" and not journal.error:
+            print(f"\n{footer}")
+        elif footer:
+            print(footer, file=sys.stderr)
         raise typer.Exit(int(report.exit_status))
 
 
@@ -117,11 +137,22 @@ _register_subcommands()
 
 
 def run(argv: list[str]) -> int:
+    """Run the CLI; an unexpected error is one line (UNKNOWN, 3), not a traceback,
+    unless ROCMDOCTOR_DEBUG=1 asks for it."""
+    import os
+
     try:
         app(args=argv, prog_name="rocmdoctor", standalone_mode=True)
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 2)
+    except Exception as exc:  # the last line of defence for an on-call engineer at 3 a.m.
+        if os.environ.get("ROCMDOCTOR_DEBUG"):
+            raise
+        print(f"rocmdoctor: internal error: {type(exc).__name__}: {exc}\n"
+              "  hint: this is a bug; rerun with ROCMDOCTOR_DEBUG=1 for the traceback and report it",
+              file=sys.stderr)
+        return 3
     return 0
 
 

@@ -52,7 +52,7 @@ def triage_target(
         else:
             approver = decline_all
     if request.bundle:
-        from rocmdoctor.bundle import open_bundle  # type: ignore[import-not-found]
+        from rocmdoctor.transports.replay import open_bundle
 
         transport = open_bundle(request.bundle)
     else:

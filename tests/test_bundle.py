@@ -1,0 +1,143 @@
+"""Capture a node into a bundle, triage the bundle, compare with the live triage;
+hand-written and hostile bundles."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tarfile
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from rocmdoctor import bundle as bundle_mod
+from rocmdoctor.bundle import BundleError, read_bundle
+from rocmdoctor.capture import capture_target
+from rocmdoctor.cli import app
+from rocmdoctor.core import TriageRequest, triage_target
+from rocmdoctor.status import State
+
+ENGINE = Path(__file__).parent / "data" / "engine"
+
+
+def _verdicts(report) -> list[tuple[str, str, str]]:
+    return [(s.step_id, s.state.value, s.check.message if s.check else s.skipped_because)
+            for rb in report.runbooks for s in rb.steps]
+
+
+@pytest.fixture
+def engine_node(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ROCMDOCTOR_AUDIT_LOG", str(tmp_path / "audit.log"))
+    root = tmp_path / "node"
+    (root / "proc").mkdir(parents=True)
+    (root / "proc" / "modules").write_text("video 65536 0 - Live 0x0\n")
+    (root / "etc").mkdir()
+    (root / "etc" / "eng.conf").write_text("mode=strict\napi_token=s3cr3t\n")
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "engtool").write_text('#!/bin/sh\necho \'[{"gpu": 0}]\'\n')
+    (bin_dir / "engtool").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    return root
+
+
+def test_capture_then_replay_gives_the_live_verdicts(engine_node: Path, tmp_path: Path) -> None:
+    request = TriageRequest(target="local", runbooks=("engine-test",), rootfs=str(engine_node), paths=(str(ENGINE),))
+    live = triage_target(request)
+    out, bundle = capture_target(request, tmp_path / "b.tar.gz")
+    replayed = triage_target(TriageRequest(target="", runbooks=("engine-test",), paths=(str(ENGINE),), bundle=str(out)))
+    assert _verdicts(replayed) == _verdicts(live)
+    assert replayed.state == live.state == State.FAIL  # module missing; engps (not installed) is UNKNOWN in both
+    assert [d.diagnosis_id for rb in replayed.runbooks for d in rb.diagnoses] == ["module-missing"]
+    manifest = bundle.manifest
+    assert manifest["format"] == "rocmdoctor-bundle" and manifest["host"] == "local"
+    statuses = {i["key"]: i["status"] for i in manifest["items"]}
+    assert statuses["command:engps"] == "missing" and statuses["file:/proc/modules"] == "ok"
+    assert "command:dmesg" in statuses and "file:/etc/os-release" in statuses  # context for support
+
+
+def test_secrets_are_masked_unless_no_redact(engine_node: Path, tmp_path: Path) -> None:
+    request = TriageRequest(target="local", runbooks=("engine-test",), rootfs=str(engine_node), paths=(str(ENGINE),))
+    _, b = capture_target(request, tmp_path / "r.tar.gz")
+    assert b.text("files/etc/eng.conf") == "mode=strict\napi_token=********\n"
+    assert b.manifest["masked_values"] >= 1 and b.manifest["redacted"] is True
+    _, b = capture_target(request, tmp_path / "nr.tar.gz", redact=False)
+    assert "api_token=s3cr3t" in b.text("files/etc/eng.conf")
+
+
+def test_hand_written_bundle_directory(tmp_path: Path) -> None:
+    """The docs' recipe: only what you have; the rest is UNKNOWN 'not in bundle'."""
+    d = tmp_path / "hand"
+    (d / "files" / "proc").mkdir(parents=True)
+    (d / "files" / "proc" / "modules").write_text("amdgpu 15458304 3 - Live 0x0\n")
+    (d / "commands" / "engtool --json").mkdir(parents=True)
+    (d / "commands" / "engtool --json" / "stdout").write_text("[]\n")
+    report = triage_target(TriageRequest(target="", runbooks=("engine-test",), paths=(str(ENGINE),), bundle=str(d)))
+    got = {s.step_id: (s.state, s.check.message if s.check else "") for s in report.runbooks[0].steps}
+    assert got["module"] == (State.PASS, "amdgpu loaded, refcount 3")
+    assert got["tool"] == (State.WARN, "engtool lists nothing")
+    assert got["optional"] == (State.UNKNOWN, "`cat /etc/eng.conf`: not in bundle")
+    assert got["procs"] == (State.UNKNOWN, "`engps`: not in bundle")
+
+
+def _tar(path: Path, members: list[tarfile.TarInfo], data: dict[str, bytes] | None = None) -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for info in members:
+            payload = (data or {}).get(info.name, b"")
+            if info.isfile():
+                info.size = len(payload)
+            tar.addfile(info, io.BytesIO(payload) if info.isfile() else None)
+    return path
+
+
+def _info(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, link
+    return info
+
+
+@pytest.mark.parametrize("member,needle", [
+    (_info("../escape"), "unsafe member path '../escape'"),
+    (_info("b/../../escape"), "unsafe member path"),
+    (_info("/etc/passwd"), "unsafe member path '/etc/passwd'"),
+    (_info("b/files/proc/modules", tarfile.SYMTYPE, "/etc/shadow"), "refusing link member"),
+    (_info("b/files/x", tarfile.LNKTYPE, "b/manifest.json"), "refusing link member"),
+    (_info("b/dev/kfd", tarfile.CHRTYPE), "refusing special file member"),
+])
+def test_hostile_archives_are_refused_and_write_nothing(tmp_path: Path, member: tarfile.TarInfo, needle: str) -> None:
+    archive = _tar(tmp_path / "evil.tar.gz", [_info("b/manifest.json"), member], {"b/manifest.json": b"{}"})
+    before = set(tmp_path.parent.rglob("*"))
+    with pytest.raises(BundleError, match=needle.replace("(", r"\(")):
+        read_bundle(archive)
+    assert set(tmp_path.parent.rglob("*")) == before
+
+
+def test_huge_member_and_garbage_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bundle_mod, "MAX_MEMBER_BYTES", 1000)
+    archive = _tar(tmp_path / "big.tar.gz", [_info("b/files/big")], {"b/files/big": b"x" * 5000})
+    with pytest.raises(BundleError, match="is 5000 bytes"):
+        read_bundle(archive)
+    junk = tmp_path / "junk.tar.gz"
+    junk.write_bytes(b"\x1f\x8b\x08garbage")
+    with pytest.raises(BundleError, match="not a readable bundle"):
+        read_bundle(junk)
+
+
+def test_cli_reports_a_bad_bundle_in_one_line(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.tar.gz"
+    junk.write_text("hello")
+    result = CliRunner().invoke(app, ["triage", "--from", str(junk)])
+    assert result.exit_code == 2
+    assert f"rocmdoctor: error: {junk}: not a readable bundle" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_cli_capture_writes_a_bundle(engine_node: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cli.tar.gz"
+    result = CliRunner().invoke(app, ["capture", "local", "--rootfs", str(engine_node), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"wrote {out}" in result.output
+    manifest = json.loads(read_bundle(out).members["manifest.json"])
+    assert manifest["facts"]["kernel"] is None  # the fake root has no /proc/sys/kernel/osrelease
