@@ -45,6 +45,7 @@ class CheckDef:
     requires_vars: tuple[str, ...] = ()
     path: str = ""
     line: int | None = None
+    data: str = ""                # packaged data file (rocmdoctor/data/<name>.yaml) seen by rules as `data`
 
 
 @dataclass(frozen=True)

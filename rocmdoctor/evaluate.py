@@ -64,6 +64,8 @@ def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[st
                            f"not applicable: set --var {missing_vars[0]}=... to run this check", (), {}, sources)
     scope: dict[str, Any] = {"vars": vars, "ev": {}}
     try:
+        if check.data:
+            scope["data"] = _load_data(check.data)
         for g in check.gathers:
             key = resolve_gather(g, vars).key
             ev = evidence.get(key)
@@ -92,6 +94,15 @@ def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[st
         return CheckResult(check.id, check.title, State.UNKNOWN,
                            f"check {check.id} could not be evaluated: {exc}", sources, {}, sources)
     return CheckResult(check.id, check.title, State.UNKNOWN, "no rule matched", sources, {}, sources)
+
+
+def _load_data(name: str) -> Any:
+    from rocmdoctor.datafiles import DataFileError, load_data
+
+    try:
+        return load_data(name)
+    except DataFileError as exc:
+        raise _Unknown(f"reference data unavailable: {exc}") from None
 
 
 def _jsonable(value: Any) -> Any:

@@ -27,7 +27,7 @@ ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 STATES = ("pass", "warn", "fail", "unknown")
 GATHER_KEYS = {"file", "glob", "stat", "command", "env"}
 GATHER_OPTS = {"parse", "timeout", "optional", "tail", "accept_rc", "stream"}
-CHECK_KEYS = {"id", "title", "description", "gather", "outputs", "rules", "requires_vars"}
+CHECK_KEYS = {"id", "title", "description", "gather", "outputs", "rules", "requires_vars", "data"}
 RULE_KEYS = {"when", "state", "message", "evidence"}
 RUNBOOK_KEYS = {"id", "title", "summary", "description", "version", "vars", "steps", "diagnoses",
                 "remediations"}
@@ -126,13 +126,32 @@ def _check(ctx: _Ctx, raw: Any) -> CheckDef:
         id=cid, title=ctx.string(obj, "title", what), description=ctx.string(obj, "description", what, ""),
         gathers=gathers, rules=rules, outputs=tuple(outputs),
         requires_vars=ctx.str_list(obj, "requires_vars", what), path=ctx.path, line=obj.line,
+        data=_data_name(ctx, obj, what),
     )
+
+
+def _data_name(ctx: _Ctx, obj: LineDict, what: str) -> str:
+    """`data: NAME` names a packaged reference file (rocmdoctor/data/NAME.yaml), seen by rules as `data`."""
+    from rocmdoctor.datafiles import DataFileError, data_names, load_data
+
+    name = ctx.string(obj, "data", what, "")
+    if not name:
+        return ""
+    if name not in data_names():
+        close = difflib.get_close_matches(name, list(data_names()), n=1)
+        ctx.fail(obj, "data", f"unknown data file '{name}' in {what}",
+                 f"did you mean '{close[0]}'?" if close else f"known: {', '.join(data_names()) or 'none'}")
+    try:
+        load_data(name)
+    except DataFileError as exc:
+        ctx.fail(obj, "data", str(exc))
+    return name
 
 
 def _gather(ctx: _Ctx, name: str, raw: Any, parent: LineDict, what: str) -> GatherDef:
     if not re.match(r"^[a-z_][a-z0-9_]*$", name):
         ctx.fail(parent, name, f"gather name '{name}' of {what} must be a lower-case identifier")
-    if name in ("ev", "vars", "steps", "host"):
+    if name in ("ev", "vars", "steps", "host", "data"):
         ctx.fail(parent, name, f"gather name '{name}' of {what} is reserved", "pick another name")
     obj = ctx.mapping(raw, f"gather '{name}'", parent, name)
     kinds = [k for k in obj if k in GATHER_KEYS]
