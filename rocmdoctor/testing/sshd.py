@@ -236,9 +236,14 @@ class Alias:
                  f"  UserKnownHostsFile {self.known_hosts}", "  StrictHostKeyChecking yes", "  BatchMode yes"]
         if self.setenv:
             # one line: OpenSSH (and rocmdoctor) use only the first SetEnv line that applies
-            lines.append("  SetEnv " + " ".join(f'"{k}={v}"' for k, v in self.setenv.items()))
+            lines.append("  SetEnv " + " ".join(_config_quote(f"{k}={v}") for k, v in self.setenv.items()))
         lines += [f"  {k} {v}" for k, v in self.extra.items()]
         return "\n".join(lines) + "\n"
+
+
+def _config_quote(value: str) -> str:
+    """ssh_config argument quoting: double quotes, backslash escapes for `"` and `\\`."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def fleet_aliases(sshd: TestSSHD, identity_file: Path, known_hosts: Path, count: int = 200,

@@ -31,7 +31,10 @@ from rocmdoctor.transports.ssh_errors import (  # noqa: F401  (re-exported for c
 )
 
 TIMEOUT_EXIT = 124  # what coreutils `timeout` returns, so callers read one convention
-_SUDO_PASSWORD = re.compile(r"sudo: (a password is required|a terminal is required|no tty present)")
+# sudo -n's refusals: classic sudo ("a password is required"; older: "no tty present"),
+# sudo-rs / sudo >= 1.9.16 ("interactive authentication is required")
+_SUDO_PASSWORD = re.compile(
+    r"sudo: (a password is required|a terminal is required|no tty present|interactive authentication is required)")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -62,6 +65,8 @@ class SSHTransport(Transport):
         super().__init__(root=self.settings.root if root is None else root, env=merged_env,
                          dry_run=dry_run, audit=audit, sudo=sudo)
         self.host = host
+        #: root logins need no sudo, and many root-login sites have none installed
+        self.skip_sudo_as_root = True
         self._conn: Any = None
         self._lock = threading.Lock()
 
@@ -83,7 +88,7 @@ class SSHTransport(Transport):
         """The exact string sent: env exports first, then sudo -n around everything."""
         exports = "".join(f"export {k}={shlex.quote(v)}; " for k, v in sorted(self.env.items()))
         full = exports + command
-        if sudo and self.settings.user != "root":
+        if sudo and not (self.skip_sudo_as_root and self.settings.user == "root"):
             full = f"sudo -n -- sh -c {shlex.quote(full)}"
         return full
 

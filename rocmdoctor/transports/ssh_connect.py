@@ -92,6 +92,7 @@ class SSHContext:
     def _connect_once(self, s: HostSettings, gateway: Any, timeout: float) -> Any:
         import paramiko
 
+        start = time.monotonic()
         sock = self._open_socket(s, gateway, timeout)
         conn = self._new_connection(s, sock, timeout)
         known = self.known_hosts(s)
@@ -117,6 +118,11 @@ class SSHContext:
                              f"check the key is in the node's authorized_keys; try `ssh -v {s.alias}`") from None
         except (paramiko.SSHException, EOFError, OSError) as exc:
             conn.close()
+            if time.monotonic() - start >= timeout * 0.95:
+                # paramiko's kex deadline and banner timeout race; either way it is a hang
+                raise HostUnreachable(s.alias, f"no SSH handshake within {timeout:g}s ({exc or type(exc).__name__})",
+                                      "host down, firewalled or sshd hung; raise the connect timeout if the link is slow",
+                                      reason="timeout") from None
             raise classify(s.alias, exc, timeout) from None
 
     def _open_socket(self, s: HostSettings, gateway: Any, timeout: float) -> Any:
@@ -125,8 +131,12 @@ class SSHContext:
                 return gateway.transport.open_channel(
                     "direct-tcpip", (s.hostname, s.port), ("127.0.0.1", 0), timeout=timeout)
             except Exception as exc:  # paramiko raises ChannelException/SSHException/EOFError
-                raise HostUnreachable(s.alias, f"jump host could not reach {s.hostname}:{s.port}: {exc}",
-                                      reason="refused" if "refused" in str(exc).lower() else "dropped") from None
+                code = getattr(exc, "code", None)  # RFC 4254 open failure: 1 prohibited, 2 connect failed
+                why = {1: "forwarding is prohibited there", 2: "connection refused or unreachable"}.get(
+                    code, str(exc) or type(exc).__name__)
+                raise HostUnreachable(s.alias, f"jump host could not reach {s.hostname}:{s.port}: {why}",
+                                      "check HostName/Port, and AllowTcpForwarding on the jump host",
+                                      reason="refused" if code in (1, 2) else "dropped") from None
         try:
             sock = socket.create_connection((s.hostname, s.port), timeout=timeout)
         except OSError as exc:
