@@ -83,6 +83,7 @@ class Journal:
         self.error: str | None = None
         self._lock = threading.Lock()
         self._fh: Any = None
+        self._created = False
 
     @property
     def id(self) -> str:
@@ -90,7 +91,8 @@ class Journal:
 
     @property
     def started(self) -> bool:
-        return self._fh is not None
+        """True once the journal file exists (the first event was written)."""
+        return self._created
 
     def __call__(self, event: Event) -> None:
         self.record(event)
@@ -122,6 +124,7 @@ class Journal:
         self.directory.mkdir(parents=True, exist_ok=True)
         fresh = not self.path.exists() or self.path.stat().st_size == 0
         self._fh = open(self.path, "a", encoding="utf-8")
+        self._created = True
         if fresh:
             self._fh.write(json.dumps(self.header.to_dict(), ensure_ascii=False) + "\n")
         elif not _ends_with_newline(self.path):
@@ -273,3 +276,30 @@ def load_all(base: str | os.PathLike[str] | None = None) -> Iterable[JournalCont
     root = incidents_dir(base)
     for i in incident_ids(base):
         yield read_journal(root / i / JOURNAL_NAME)
+
+
+# -- front ends ---------------------------------------------------------------
+
+def incident_for_request(request: Any, *, front_end: str = "triage",
+                         base: str | os.PathLike[str] | None = None) -> Journal:
+    """The incident a `triage` (or TUI session) of a TriageRequest opens; the
+    command line is rebuilt from the request so the postmortem can quote it."""
+    import shlex
+
+    argv = ["rocmdoctor", front_end, request.target]
+    argv += [f"--runbook={r}" for r in request.runbooks]
+    argv += [f"--var={k}={v}" for k, v in request.vars.items()]
+    argv += [flag for flag, on in (("--fix", getattr(request, "fix", False)),
+                                   ("--dry-run", getattr(request, "dry_run", False)),
+                                   ("--from=" + str(getattr(request, "bundle", "") or ""),
+                                    bool(getattr(request, "bundle", None)))) if on]
+    return open_incident(request.target, front_end=front_end, command=shlex.join(argv), base=base)
+
+
+def incident_footer(journal: Journal) -> str:
+    """The last line of a triage: where the journal is and how to get the draft."""
+    if journal.error:
+        return f"incident journal NOT written: {journal.error}"
+    if not journal.started:
+        return ""
+    return f"incident {journal.id} journaled; postmortem draft: rocmdoctor postmortem {journal.id}"
