@@ -72,6 +72,8 @@ def write_tree(base: str, tree: Tree, *, devices_as_nodes: bool) -> None:
     """
     made: set[str] = {base}
     is_root = os.geteuid() == 0
+    umask = os.umask(0)
+    os.umask(umask)
     for rel in sorted(tree):
         entry = tree[rel]
         path = base + "/" + rel
@@ -80,12 +82,12 @@ def write_tree(base: str, tree: Tree, *, devices_as_nodes: bool) -> None:
             os.makedirs(parent, exist_ok=True)
             made.add(parent)
         if isinstance(entry, F):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, entry.mode)
             try:
                 os.write(fd, entry.text.encode())
             finally:
                 os.close(fd)
-            if entry.mode != 0o644:
+            if entry.mode & umask:      # the umask took bits away: set them (one syscall, rare)
                 os.chmod(path, entry.mode)
             if (entry.uid or entry.gid) and is_root:
                 os.chown(path, entry.uid, entry.gid)

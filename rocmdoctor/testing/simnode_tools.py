@@ -139,6 +139,34 @@ def _processes(node: "SimNode") -> list[dict]:
     return sorted(procs, key=lambda p: p["pid"])
 
 
+_RENDER_CACHE: dict[tuple, dict[str, str]] = {}
+
+
+def _gpu_tool_texts(node: "SimNode") -> dict[str, str]:
+    """GPU-tool outputs, memoized on the GPU state: a sweep materializes many nodes
+    whose GPUs are identical, and the JSON renderers dominate materialize time."""
+    key = (repr(node.gpus), node.driver_version, node.rocm_version)
+    hit = _RENDER_CACHE.get(key)
+    if hit is not None:
+        return hit
+    gpus, drv = node.gpus, node.driver_version
+    texts = {
+        "list --json": amd_smi.render_list_json(gpus),
+        "static --json": amd_smi.render_static_json(gpus, driver_version=drv),
+        "metric --json": amd_smi.render_metric_json(gpus),
+        "process --json": amd_smi.render_process_json(gpus),
+        "version": amd_smi.render_version(rocm=node.rocm_version or "N/A", amdgpu=drv),
+        "version --json": amd_smi.render_version_json(rocm=node.rocm_version or "N/A", amdgpu=drv),
+        "version-unloaded": amd_smi.render_version(rocm=node.rocm_version or "N/A", amdgpu="N/A"),
+        "rocm-smi": rocm_smi.render_rocm_smi_json(gpus, driver_version=drv),
+        "rocminfo": rocminfo.render_rocminfo(gpus),
+    }
+    if len(_RENDER_CACHE) > 256:
+        _RENDER_CACHE.clear()
+    _RENDER_CACHE[key] = texts
+    return texts
+
+
 def default_answers(node: "SimNode") -> tuple[dict, dict, list]:
     """(answers, answers while amdgpu is unloaded, appends)."""
     gpus = node.gpus
@@ -161,20 +189,13 @@ def default_answers(node: "SimNode") -> tuple[dict, dict, list]:
     else:
         a["modinfo"] = {"amdgpu": _answer("", 1, "modinfo: ERROR: Module amdgpu not found.\n")}
     if node.rocm_version and gpus:
-        drv = node.driver_version
-        a["amd-smi"] = {
-            "list --json": _answer(amd_smi.render_list_json(gpus)),
-            "static --json": _answer(amd_smi.render_static_json(gpus, driver_version=drv)),
-            "metric --json": _answer(amd_smi.render_metric_json(gpus)),
-            "process --json": _answer(amd_smi.render_process_json(gpus)),
-            "version": _answer(amd_smi.render_version(rocm=node.rocm_version, amdgpu=drv)),
-            "version --json": _answer(amd_smi.render_version_json(rocm=node.rocm_version, amdgpu=drv)),
-        }
-        a["rocm-smi"] = {"--showallinfo --json": _answer(rocm_smi.render_rocm_smi_json(gpus, driver_version=drv))}
-        a["rocminfo"] = {"": _answer(rocminfo.render_rocminfo(gpus))}
+        t = _gpu_tool_texts(node)
+        a["amd-smi"] = {k: _answer(t[k]) for k in ("list --json", "static --json", "metric --json",
+                                                  "process --json", "version", "version --json")}
+        a["rocm-smi"] = {"--showallinfo --json": _answer(t["rocm-smi"])}
+        a["rocminfo"] = {"": _answer(t["rocminfo"])}
         un["amd-smi"] = {k: _answer("", 255, AMD_SMI_NO_DRIVER) for k in a["amd-smi"]}
-        un["amd-smi"]["version"] = _answer(amd_smi.render_version(rocm=node.rocm_version, amdgpu="N/A"),
-                                           0, AMD_SMI_NO_DRIVER)
+        un["amd-smi"]["version"] = _answer(t["version-unloaded"], 0, AMD_SMI_NO_DRIVER)
         un["rocm-smi"] = {k: _answer("", 0, ROCM_SMI_NO_DRIVER) for k in a["rocm-smi"]}
         un["rocminfo"] = {"": _answer(ROCMINFO_NO_DRIVER, 1)}
     return a, un, []
