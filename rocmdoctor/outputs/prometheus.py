@@ -54,24 +54,24 @@ def render_prometheus(sweep: Any, now: float | None = None) -> str:
     w = _Writer()
     hosts = sweep.hosts
     w.family("host_state", "gauge", "Worst state of the host: 0 pass, 1 warn, 2 fail, 3 unknown.",
-             ((("host", h.host),), _value(h.state)) for h in hosts)
+             [((("host", h.host),), _value(h.state)) for h in hosts])
     w.family("host_up", "gauge", "1 if the host was reached and triaged, 0 if not (see the reason label).",
-             ((("host", h.host), ("reason", h.reason)), 0 if h.reason else 1) for h in hosts)
+             [((("host", h.host), ("reason", h.reason)), 0 if h.reason else 1) for h in hosts])
     w.family("host_duration_seconds", "gauge", "Wall time spent on the host (connect, probe, evaluation).",
-             ((("host", h.host),), round(h.duration_ms / 1000, 3)) for h in hosts)
+             [((("host", h.host),), round(h.duration_ms / 1000, 3)) for h in hosts])
     w.family("host_round_trips", "gauge", "Commands sent to the host (the evidence probe is one).",
-             ((("host", h.host),), h.round_trips) for h in hosts if h.reachable)
+             [((("host", h.host),), h.round_trips) for h in hosts if h.reachable])
     w.family("runbook_state", "gauge", "Worst state of a runbook on a host: 0 pass, 1 warn, 2 fail, 3 unknown.",
-             ((("host", h.host), ("runbook", rb)), _value(s)) for h in hosts for rb, s in h.runbooks)
+             [((("host", h.host), ("runbook", rb)), _value(s)) for h in hosts for rb, s in h.runbooks])
     w.family("check_state", "gauge",
              "State of a runbook step's check on a host: 0 pass, 1 warn, 2 fail, 3 unknown (skipped steps omitted).",
-             ((("host", h.host), ("runbook", c.runbook), ("step", c.step), ("check", c.check)), _value(c.state))
-             for h in hosts for c in h.checks if c.state != State.SKIPPED)
+             [((("host", h.host), ("runbook", c.runbook), ("step", c.step), ("check", c.check)), _value(c.state))
+              for h in hosts for c in h.checks if c.state != State.SKIPPED])
     counts = sweep.counts()
     w.family("sweep_hosts", "gauge", "Hosts of the last sweep by worst state.",
-             ((("state", s),), n) for s, n in counts.items())
+             [((("state", s),), n) for s, n in counts.items()])
     w.family("sweep_unreachable_hosts", "gauge", "Hosts of the last sweep that could not be triaged, by reason.",
-             ((("reason", r),), n) for r, n in sweep.reasons().items())
+             [((("reason", r),), n) for r, n in sweep.reasons().items()])
     w.family("sweep_duration_seconds", "gauge", "Wall time of the last sweep.", [((), round(sweep.duration_s, 3))])
     w.family("sweep_exit_status", "gauge", "Exit status of the last sweep (worst state, 0-3).",
              [((), int(sweep.exit_status))])
