@@ -23,15 +23,14 @@ from rocmdoctor.transports.ssh_errors import HostKeyError
 _write_lock = threading.Lock()
 
 
-def keyscan_hint(name: str) -> str:
-    """The fix OpenSSH users know, for the exact known_hosts name."""
-    if name.startswith("[") and "]:" in name:
-        host, _, port = name[1:].partition("]:")
-        scan = f"ssh-keyscan -p {port} {host}"
-    else:
-        scan = f"ssh-keyscan {name}"
-    return (f"verify the key out of band, then `{scan} >> ~/.ssh/known_hosts`, "
-            "or rerun with --accept-new-host-keys")
+def keyscan_hint(name: str, hostname: str, port: int, file: str = "~/.ssh/known_hosts") -> str:
+    """The fix OpenSSH users know, for the exact known_hosts name and file."""
+    file = file.replace(os.path.expanduser("~"), "~", 1) if file.startswith(os.path.expanduser("~")) else file
+    scan = f"ssh-keyscan -p {port} {hostname}" if port != 22 else f"ssh-keyscan {hostname}"
+    plain = hostname if port == 22 else f"[{hostname}]:{port}"
+    if name != plain:  # HostKeyAlias: the entry must carry the alias, not the address
+        scan += f" | sed 's/^[^ ]*/{name}/'"
+    return f"verify the key out of band, then `{scan} >> {file}`, or rerun with --accept-new-host-keys"
 
 
 class KnownHosts:
@@ -99,18 +98,20 @@ class KnownHosts:
             self._keys.add(name, key.get_name(), key)
 
 
-def make_policy(alias: str, name: str, known: KnownHosts, accept_new: bool) -> Any:
+def make_policy(alias: str, name: str, hostname: str, port: int, known: KnownHosts, accept_new: bool) -> Any:
     """A paramiko MissingHostKeyPolicy bound to one host's known_hosts name."""
     import paramiko
 
     class VerifyingPolicy(paramiko.MissingHostKeyPolicy):
-        def missing_host_key(self, client: Any, hostname: str, key: Any) -> None:
+        def missing_host_key(self, client: Any, server_name: str, key: Any) -> None:
             if known.lookup(name):  # a key of another type is known: treat as changed
                 raise changed_key_error(alias, name, key, known.files)
             if not accept_new:
                 raise HostKeyError(alias, f"host key for {name} is not in known_hosts "
                                           f"({key.get_name()} {key.fingerprint})",
-                                   keyscan_hint(name), reason="host-key-unknown")
+                                   keyscan_hint(name, hostname, port, known.files[0] if known.files
+                                                else "~/.ssh/known_hosts"),
+                                   reason="host-key-unknown")
             known.add(name, key)
 
     return VerifyingPolicy()

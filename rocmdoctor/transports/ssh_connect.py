@@ -97,7 +97,7 @@ class SSHContext:
         conn = self._new_connection(s, sock, timeout)
         known = self.known_hosts(s)
         conn.client.set_missing_host_key_policy(
-            make_policy(s.alias, s.known_hosts_name, known, self.accept_new_host_keys))
+            make_policy(s.alias, s.known_hosts_name, s.hostname, s.port, known, self.accept_new_host_keys))
         # hand paramiko only this host's keys, under the name paramiko computes
         paramiko_name = s.hostname if s.port == 22 else f"[{s.hostname}]:{s.port}"
         for ktype, key in known.lookup(s.known_hosts_name).items():

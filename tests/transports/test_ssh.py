@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -123,7 +124,7 @@ def test_unknown_host_key_is_refused_with_the_fix(ssh_bed, own_known_hosts):
     with pytest.raises(HostKeyError) as info:
         SSHTransport("fresh0", ssh_config=cfg).run("true", timeout=5, mutating=False)
     assert info.value.reason == "host-key-unknown"
-    assert f"ssh-keyscan -p {ssh_bed.sshd.port} 127.0.0.1 >> ~/.ssh/known_hosts" in info.value.hint
+    assert f"ssh-keyscan -p {ssh_bed.sshd.port} 127.0.0.1 >> {kh}" in info.value.hint
     assert "--accept-new-host-keys" in info.value.hint
     assert not kh.exists() or kh.read_text() == ""
 
@@ -207,3 +208,24 @@ def test_many_hosts_from_a_thread_pool_lose_none(ssh_bed, ctx):
         results = dict(pool.map(run, aliases))
     assert sorted(results) == aliases
     assert results["node100"] == "127.0.0.5" and results["node163"] == "127.0.0.4"
+
+
+def test_hashed_known_hosts_and_host_key_alias(ssh_bed, tmp_path):
+    """Debian's ssh hashes known_hosts (HashKnownHosts yes); HostKeyAlias names the entry."""
+    kh = write_known_hosts(tmp_path / "kh", [(f"[127.0.0.7]:{ssh_bed.sshd.port}", ssh_bed.sshd.host_key_line),
+                                             ("gpu-alias-key", ssh_bed.sshd.host_key_line)])
+    subprocess.run(["ssh-keygen", "-H", "-f", str(kh)], check=True, capture_output=True, timeout=10)
+    assert "127.0.0.7" not in kh.read_text() and kh.read_text().startswith("|1|")
+    cfg = write_ssh_config(tmp_path / "cfg", [
+        ssh_bed.alias("hashed", "127.0.0.7", known_hosts=kh),
+        ssh_bed.alias("aliased", "127.0.0.8", known_hosts=kh, HostKeyAlias="gpu-alias-key"),
+        ssh_bed.alias("alias-unknown", "127.0.0.8", known_hosts=kh, HostKeyAlias="other-key"),
+    ])
+    ctx = SSHContext(cfg)
+    for alias in ("hashed", "aliased"):
+        with SSHTransport(alias, context=ctx) as t:
+            assert t.run("true", timeout=10, mutating=False).exit_status == 0
+    with pytest.raises(HostKeyError) as info:
+        SSHTransport("alias-unknown", context=ctx).run("true", timeout=10, mutating=False)
+    assert "other-key" in str(info.value)
+    assert f"ssh-keyscan -p {ssh_bed.sshd.port} 127.0.0.8 | sed 's/^[^ ]*/other-key/' >> {kh}" in info.value.hint
