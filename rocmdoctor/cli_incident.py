@@ -171,11 +171,15 @@ def tui(
                                 paths=tuple(path or ()), ssh_config=ssh_config,
                                 accept_new_host_keys=accept_new_host_keys, sudo=sudo)
         from rocmdoctor.tui.app import IncidentApp  # Textual loads only here
+        from rocmdoctor.tui.session import IncidentSession
 
-        app = IncidentApp(request, incidents_dir=incidents_dir)
-        app.run()
-        if app.journal.started:
-            print(f"incident {app.journal.id}: rocmdoctor postmortem {app.journal.id}", file=sys.stderr)
+        session = IncidentSession(request, incidents_dir=incidents_dir)  # a bad runbook fails here, in one line
+        IncidentApp(session).run()
+        from rocmdoctor.journal import incident_footer
+
+        footer = incident_footer(session.journal)
+        if footer:
+            print(footer, file=sys.stderr)
 
 
 def register(app: typer.Typer) -> None:
