@@ -170,15 +170,20 @@ def _rel(path: str) -> str:
 
 
 def sim_transport(directory: str | os.PathLike[str], **kw: object):
-    """A LocalTransport reading files under the node root and finding the node's stub tools first."""
+    """A LocalTransport reading files under the node root and running the node's stub tools.
+
+    PATH is `<root>/.sim/bin:<root>/.sim/sysbin` (see simnode_build.SYSTEM_TOOLS);
+    `env=` adds variables, other keywords go to LocalTransport (dry_run, audit, ...).
+    """
     from rocmdoctor.transports.local import LocalTransport
 
     root = str(Path(directory).resolve())
     info = json.loads(Path(root, ".sim", "node.json").read_text())
     env = dict(info.get("env", {}))
     env.update(kw.pop("env", {}) or {})  # type: ignore[arg-type]
-    system_path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-    env["PATH"] = f"{root}/.sim/bin:{system_path}"
+    # .sim/sysbin links only the host utilities the probe and stubs need (sh, timeout, stat,
+    # awk, ...), so a tool the node lacks is missing even when this machine has it.
+    env["PATH"] = f"{root}/.sim/bin:{root}/.sim/sysbin"
     kw.setdefault("host", info["name"])
     return LocalTransport(root=root, env=env, **kw)  # type: ignore[arg-type]
 

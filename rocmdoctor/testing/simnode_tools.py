@@ -92,7 +92,7 @@ def kernel_log_answers(node: "SimNode") -> tuple[dict[str, dict[str, "Answer"]],
     """(answers, appends): appends are (tool, argv, text) added to that answer by `modprobe amdgpu`."""
     boot = [(ts, m.format(kernel=node.kernel, cmdline=node.cmdline)) for ts, m in _BOOT]
     init = amdgpu_init_lines(node, 5.214) if node.gpus and node.amdgpu_installed else []
-    later = amdgpu_init_lines(node, node.uptime_s) if init and not node.amdgpu_loaded else []
+    later = amdgpu_init_lines(node, node.uptime_s) if init else []  # every `modprobe amdgpu` logs init
     base = sorted(boot + (init if node.amdgpu_loaded else []) + node.kernel_log, key=lambda line: line[0])
     answers: dict[str, dict[str, Answer]] = {}
     appends: list[tuple[str, str, str]] = []
