@@ -1,0 +1,189 @@
+"""gpu-oom end to end on the demo nodes: each root cause is found by its decisive step with the
+node's own line as evidence and named by its diagnosis; healthy and GPU-less nodes stay quiet; an
+amd-smi timeout is UNKNOWN with the reason; the leftover process is really killed only with
+approval, and the verify check then passes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from rocmdoctor.core import TriageRequest, triage_target
+from rocmdoctor.paths import cache_dir
+from rocmdoctor.status import ExitStatus, State
+from rocmdoctor.testing.scenarios import gpu_oom as oom
+from rocmdoctor.triage import Decision, TriageReport
+
+RB = "gpu-oom"
+
+
+@pytest.fixture(autouse=True)
+def _end_live_processes():
+    yield
+    oom.end_live_processes()
+
+
+def triage(name: str, vars: dict | None = None, approver=None, **kw) -> TriageReport:
+    return triage_target(TriageRequest(target=f"demo:{name}", runbooks=(RB,), vars=vars or {}, **kw),
+                         approver=approver)
+
+
+def steps(report: TriageReport) -> dict:
+    (rb,) = report.runbooks
+    return {s.step_id: s for s in rb.steps}
+
+
+def diagnoses(report: TriageReport) -> dict:
+    (rb,) = report.runbooks
+    return {d.diagnosis_id: d for d in rb.diagnoses}
+
+
+def demo_root(name: str) -> Path:
+    (root,) = sorted((cache_dir() / "demo").glob(f"{name}-*"))
+    return root
+
+
+@pytest.mark.parametrize("name", ["healthy-mi300x", "healthy-no-gpu", "busy-healthy"])
+def test_healthy_nodes_are_quiet(name: str) -> None:
+    report = triage(name)
+    assert report.exit_status == ExitStatus.OK
+    assert {s.state for s in steps(report).values()} <= {State.PASS, State.SKIPPED}
+    assert diagnoses(report) == {}
+
+
+def test_orphan_process_found_and_diagnosed() -> None:
+    report = triage("oom-orphan-process", {"log": oom.JOB_LOG})
+    s = steps(report)
+    pid = oom.LIVE[-1].pid
+    assert s["procs"].state == State.FAIL
+    assert f"{pid} (python3, orphan: in no running Slurm job, 181.0 GiB)" in s["procs"].check.message
+    assert s["procs"].check.evidence == (
+        f"/sys/class/kfd/kfd/proc/{pid}: vram {181 << 30} bytes on GPU 3; ps -e: {pid} alice python3; "
+        "scontrol listpids: not listed",)
+    assert s["vram"].state == State.WARN
+    assert "/sys/bus/pci/devices/0000:65:00.0/mem_info_vram_used: " in s["vram"].check.evidence[0]
+    assert s["applog"].state == State.FAIL
+    assert s["applog"].check.evidence[0].startswith(
+        f"{oom.JOB_LOG}:4: torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 3 has")
+    d = diagnoses(report)["orphan-process-holds-vram"]
+    assert d.confidence == "high" and f"Process {pid} (python3, user alice)" in d.cause
+    (plan,) = d.remediations
+    assert plan.risk == "medium" and plan.verify_check == "memory.gpu_processes"
+    assert f'if [ "$(ps -o comm= -p {pid})" = python3 ];' in plan.command and f"kill -9 {pid};" in plan.command
+    assert "job-needs-more-vram" not in diagnoses(report)   # a stale holder explains the OOM
+
+
+def test_orphan_fix_kills_only_with_approval_and_verifies() -> None:
+    declined = triage("oom-orphan-process", fix=True,
+                      approver=lambda p, h: Decision(False, "tester", "declined"))
+    proc = oom.LIVE[-1]
+    assert declined.remediations[0].result is None
+    assert proc.poll() is None, "a declined remediation must not kill"
+    root = demo_root("oom-orphan-process")
+    assert (root / f"sys/devices/virtual/kfd/kfd/proc/{proc.pid}/vram_{_gpu_id(3)}").exists()
+
+    dry = triage("oom-orphan-process", dry_run=True, approver=lambda p, h: Decision(True, "tester"))
+    dry_proc = oom.LIVE[-1]
+    assert not dry.remediations[0].decision.approved and dry.remediations[0].result is None
+    assert dry_proc.poll() is None and proc.poll() is None, "--dry-run must not kill"
+
+    report = triage("oom-orphan-process", fix=True, approver=lambda p, h: Decision(True, "tester"))
+    victim = oom.LIVE[-1]
+    (outcome,) = report.remediations
+    assert outcome.decision.approved and outcome.result.exit_status == 0
+    victim.wait(timeout=5)
+    assert victim.returncode == -9
+    assert outcome.verify.state == State.PASS and outcome.fixed
+    assert "no process holds GPU memory" in outcome.verify.message
+    assert proc.poll() is None, "only the approved node's process is killed"
+
+
+def _gpu_id(index: int) -> int:
+    from rocmdoctor.testing.simgpu import mi300x_gpus
+    from rocmdoctor.testing.simnode_sysfs import gpu_id
+
+    return gpu_id(mi300x_gpus(8)[index])
+
+
+def test_pid_reuse_guard_refuses_another_program(tmp_path: Path) -> None:
+    """If the PID names another program by fix time, the remediation kills nothing and fails."""
+    report = triage("oom-orphan-process")
+    plan = diagnoses(report)["orphan-process-holds-vram"].remediations[0]
+    proc = oom.LIVE[-1]
+    root = demo_root("oom-orphan-process")
+    (root / ".sim/live" / f"comm.{proc.pid}").write_text("bash\n")
+    from rocmdoctor.testing.simnode import sim_transport
+
+    res = sim_transport(root).run(plan.command, timeout=10, mutating=True)
+    assert res.exit_status == 1 and "not killing pid" in res.stderr
+    assert proc.poll() is None
+
+
+@pytest.mark.parametrize("name,reason,pid,vram", [
+    ("oom-zombie-process", "zombie", 48211, "150.0 GiB"),
+    ("oom-dead-process", "dead", 39517, "188.0 GiB"),
+])
+def test_dead_and_zombie_holders(name: str, reason: str, pid: int, vram: str) -> None:
+    report = triage(name)
+    s = steps(report)["procs"]
+    assert s.state == State.FAIL and f"{pid} (" in s.check.message and f"{reason}, {vram}" in s.check.message
+    ev = s.check.evidence[0]
+    assert ev.startswith(f"/sys/class/kfd/kfd/proc/{pid}: vram ")
+    assert ("ps -e: no process 39517" in ev) if reason == "dead" else ("ps -e: 48211 state Z (python3)" in ev)
+    d = diagnoses(report)["dead-process-holds-vram"]
+    assert d.remediations == () and any("amd-smi reset -G" in f or "ppid" in f for f in d.follow_up)
+    assert "orphan-process-holds-vram" not in diagnoses(report)
+
+
+def test_fragmentation_from_the_job_log() -> None:
+    report = triage("oom-fragmentation", {"log": oom.JOB_LOG})
+    s = steps(report)["applog"]
+    assert s.state == State.FAIL and "(fragmentation)" in s.check.message
+    assert s.check.evidence == (f"{oom.JOB_LOG}:4: {oom.TORCH_FRAGMENTED[:400]}",)
+    d = diagnoses(report)["pytorch-fragmentation"]
+    assert "14.9 GiB reserved but unallocated" in d.cause
+    assert any("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True" in f for f in d.follow_up)
+
+
+def test_job_too_big_is_the_jobs_own_memory() -> None:
+    report = triage("oom-job-too-big", {"log": oom.JOB_LOG})
+    s = steps(report)
+    assert s["procs"].state == State.PASS and "in running Slurm jobs" in s["procs"].check.message
+    assert s["applog"].check.evidence[0] == f"{oom.JOB_LOG}:4: {oom.GGML_LINES[0]}"
+    assert {"job-needs-more-vram", "vram-used-by-running-job"} <= set(diagnoses(report))
+
+
+def test_host_oom_is_not_blamed_on_the_gpu() -> None:
+    report = triage("oom-host-ram")
+    s = steps(report)
+    assert s["hostoom"].state == State.WARN
+    assert s["hostoom"].check.evidence[0].endswith(
+        "Out of memory: Killed process 15784 (python3) total-vm:11964kB, anon-rss:4288kB, file-rss:3028kB, shmem-rss:0kB")
+    assert set(diagnoses(report)) == {"host-ram-exhausted"}
+    assert s["vram"].state == State.PASS and s["procs"].state == State.PASS
+
+
+def test_log_var_missing_file_is_unknown_with_reason() -> None:
+    report = triage("healthy-mi300x", {"log": "/var/log/no-such-job.out"})
+    s = steps(report)["applog"]
+    assert s.state == State.UNKNOWN and "/var/log/no-such-job.out: not found" in s.check.message
+
+
+def test_amd_smi_timeout_is_unknown(tmp_path: Path) -> None:
+    from rocmdoctor.catalog import load_catalog
+    from rocmdoctor.compiler import compile_plan
+    from rocmdoctor.testing.nodes import healthy_mi300x
+    from rocmdoctor.testing.simnode import sim_transport
+    from rocmdoctor.triage import run_triage
+
+    node = healthy_mi300x()
+    node.stub("amd-smi", "exit 124")     # what `timeout` returns when it kills a hung amd-smi
+    root = node.materialize(tmp_path / "n")
+    with sim_transport(root) as t:
+        report = run_triage(t, compile_plan(load_catalog(), [RB]))
+    s = steps(report)["procs"]
+    assert s.state == State.UNKNOWN and s.check.message == "amd-smi process --json: timed out after 20s"
+    assert report.exit_status != ExitStatus.OK
+    assert steps(report)["vram"].state == State.PASS     # sysfs evidence still judged
