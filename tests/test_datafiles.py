@@ -1,0 +1,81 @@
+"""The `data:` key of checks: packaged reference files, validated at load, read-only in rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rocmdoctor.datafiles import DataFileError, data_names, load_data
+from rocmdoctor.errors import DefinitionError
+from rocmdoctor.evaluate import evaluate_check
+from rocmdoctor.results import Evidence
+from rocmdoctor.schema import parse_checks
+from rocmdoctor.status import State
+from rocmdoctor.yaml_lines import load_yaml
+
+CHECK = """\
+- id: t.kernel
+  title: t
+  data: {name}
+  gather:
+    rel: {{file: /proc/sys/kernel/osrelease, parse: text}}
+  outputs:
+    series: "rel | regex_search('^([0-9]+[.][0-9]+)')"
+  rules:
+    - when: "series in data.releases['6.2'].os['ubuntu 22.04'].kernels"
+      state: pass
+      message: "{{{{ series }}}} listed"
+    - state: warn
+      message: "{{{{ series }}}} not listed"
+"""
+
+
+def _checks(text: str):
+    return parse_checks(load_yaml(text, "t.yaml"), "t.yaml")
+
+
+def _ev(value: str) -> dict[str, Evidence]:
+    key = "file:/proc/sys/kernel/osrelease"
+    return {key: Evidence(key, "file", "cat /proc/sys/kernel/osrelease", "ok", value)}
+
+
+def test_packaged_data_names_its_sources() -> None:
+    assert "rocm_supported_kernels" in data_names()
+    doc = load_data("rocm_supported_kernels")
+    assert all(s.get("url") for s in doc["sources"])
+    assert doc["releases"]["6.2"]["os"]["ubuntu 22.04"]["excluded_kernels"] == {"MI300X": ["6.5", "6.8"]}
+    assert doc["drivers"]["6.8.5"] == "6.2"
+
+
+def test_rules_see_data() -> None:
+    (check,) = _checks(CHECK.format(name="rocm_supported_kernels"))
+    assert evaluate_check(check, _ev("5.15.0-119-generic\n"), {}).state == State.PASS
+    r = evaluate_check(check, _ev("6.2.0-39-generic\n"), {})
+    assert r.state == State.WARN and r.message == "6.2 not listed"
+
+
+def test_unknown_data_name_is_a_located_error() -> None:
+    with pytest.raises(DefinitionError) as exc:
+        _checks(CHECK.format(name="rocm_supported_kernel"))
+    assert exc.value.line == 3 and "unknown data file 'rocm_supported_kernel'" in str(exc.value)
+    assert "rocm_supported_kernels" in str(exc.value)  # did-you-mean hint
+
+
+def test_data_is_a_reserved_gather_name() -> None:
+    text = CHECK.format(name="rocm_supported_kernels").replace("    rel: {", "    data: {").replace("rel |", "data |")
+    with pytest.raises(DefinitionError, match="reserved"):
+        _checks(text)
+
+
+def test_file_without_sources_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import rocmdoctor.datafiles as df
+
+    (tmp_path / "nosrc.yaml").write_text("releases: {}\n")
+    monkeypatch.setattr(df, "DATA_DIR", tmp_path)
+    df.load_data.cache_clear()
+    try:
+        with pytest.raises(DataFileError, match="sources"):
+            df.load_data("nosrc")
+    finally:
+        df.load_data.cache_clear()
