@@ -62,7 +62,9 @@ class SSHTransport(Transport):
         for name in merged_env:
             if not _ENV_NAME.fullmatch(name):
                 raise SSHError(host, f"bad environment variable name {name!r} (SetEnv or --env)", reason="config")
-        super().__init__(root=self.settings.root if root is None else root, env=merged_env,
+        # an empty root means "not given" (front ends pass --rootfs's default ""), so the
+        # ssh_config's SetEnv ROCMDOCTOR_ROOTFS still applies
+        super().__init__(root=root or self.settings.root, env=merged_env,
                          dry_run=dry_run, audit=audit, sudo=sudo)
         self.host = host
         #: root logins need no sudo, and many root-login sites have none installed

@@ -45,6 +45,7 @@ def test_probe_is_one_round_trip_on_the_simulated_root(ssh_bed, ctx, audit_log):
     before = ssh_bed.sshd.exec_sessions()
     t = SSHTransport("node042", context=ctx)
     assert t.root == str(ssh_bed.rootfs)
+    assert SSHTransport("node042", context=ctx, root="").root == str(ssh_bed.rootfs)  # "" = not given
     gathers = [
         GatherSpec("file", "/etc/rocmdoctor-node"),
         GatherSpec("file", "/etc/does-not-exist"),
