@@ -14,6 +14,7 @@ from rocmdoctor.audit import AuditLog
 from rocmdoctor.catalog import load_catalog
 from rocmdoctor.compiler import compile_plan
 from rocmdoctor.status import ExitStatus, State
+from rocmdoctor.testing.nodes import healthy_no_gpu
 from rocmdoctor.testing.scenarios import kernel_driver as kd
 from rocmdoctor.testing.simnode import SimNode, sim_transport
 from rocmdoctor.triage import Decision, TriageReport, run_triage
@@ -182,12 +183,7 @@ def test_healthy_mi300x_all_pass(tmp_path: Path, plan) -> None:
 
 
 def test_no_gpu_node_is_quiet(tmp_path: Path, plan) -> None:
-    try:
-        from rocmdoctor.testing.nodes import healthy_no_gpu  # type: ignore[import-not-found]
-        node = healthy_no_gpu()
-    except ImportError:
-        node = SimNode("cpu-01", gpus=[], rocm_version=None)
-    _, report = triage(node, tmp_path, plan)
+    _, report = triage(healthy_no_gpu(), tmp_path, plan)
     s = steps(report)
     assert s["gpus"].state == State.PASS
     assert all(v.state == State.SKIPPED for k, v in s.items() if k != "gpus")
@@ -282,12 +278,12 @@ def test_every_case_is_found_by_its_step_and_diagnosis(tmp_path: Path, plan) -> 
 
 
 def test_demo_targets_run_through_the_core() -> None:
-    from rocmdoctor.testing import scenarios
-
-    if not hasattr(scenarios, "SCENARIOS") or "dkms-wrong-kernel" not in getattr(scenarios, "SCENARIOS", {}):
-        pytest.skip("shared scenario registry (testing.scenarios.SCENARIOS) does not list kernel_driver yet")
     from rocmdoctor.core import TriageRequest, triage_target
+    from rocmdoctor.testing.scenarios import SCENARIOS
 
+    for name, desc, _, step, diag in kd.CASES:
+        assert SCENARIOS[name].description == desc and SCENARIOS[name].runbooks == (RUNBOOK,)
+        assert SCENARIOS[name].expect == {"step": step, "diagnosis": diag}
     report = triage_target(TriageRequest(target="demo:dkms-wrong-kernel", runbooks=(RUNBOOK,)))
     assert steps(report)["dkms"].state == State.FAIL
     assert "dkms-not-built-for-kernel" in diagnoses(report)

@@ -24,6 +24,8 @@ from typing import Callable
 
 from rocmdoctor.testing.formats import amd_smi, rocminfo
 from rocmdoctor.testing.formats.kernel_lines import with_bdf
+from rocmdoctor.testing.nodes import healthy_mi300x
+from rocmdoctor.testing.scenarios import Scenario
 from rocmdoctor.testing.simnode import SimNode
 from rocmdoctor.testing.simnode_system import UBUNTU_2204_OS_RELEASE
 from rocmdoctor.testing.simnode_tools import _modinfo
@@ -73,13 +75,7 @@ _MI300_FIRMWARE = (("psp_13_0_6_sos.bin", "psp"), ("smu_13_0_6.bin", "smu"), ("g
 
 
 def healthy() -> SimNode:
-    """The healthy MI300X node (testing.nodes.healthy_mi300x when present)."""
-    try:
-        from rocmdoctor.testing.nodes import healthy_mi300x  # type: ignore[import-not-found]
-    except ImportError:
-        from rocmdoctor.testing.simgpu import mi300x_gpus
-
-        return SimNode("mi300x-01", gpus=mi300x_gpus(8), description="healthy 8x MI300X, ROCm 6.2")
+    """The healthy MI300X node every scenario here starts from."""
     return healthy_mi300x()
 
 
@@ -179,20 +175,6 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str]] = [
 ]
 
 
-def _register() -> list[object]:
-    """Scenario objects for the shared registry, when it exists (testing.scenarios.Scenario)."""
-    try:
-        from rocmdoctor.testing.scenarios import Scenario  # type: ignore[attr-defined]
-    except ImportError:
-        return []
-    out = []
-    for name, desc, build, step, diag in CASES:
-        try:
-            out.append(Scenario(name=name, description=desc, build=build, runbooks=(RUNBOOK,),
-                                expect={"step": step, "diagnosis": diag}))
-        except TypeError:
-            out.append(Scenario(name, desc, build, (RUNBOOK,), {"step": step, "diagnosis": diag}))
-    return out
-
-
-SCENARIOS = _register()
+SCENARIOS = [Scenario(name=name, description=desc, build=build, runbooks=(RUNBOOK,),
+                      expect={"step": step, "diagnosis": diag})
+             for name, desc, build, step, diag in CASES]
