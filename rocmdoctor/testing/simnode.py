@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from rocmdoctor.testing.simgpu import SimGPU
-from rocmdoctor.testing.simnode_entries import Dev, F, L, Tree, can_mknod, parse_mode, write_tree
+from rocmdoctor.testing.simnode_entries import Dev, F, L, Tree, parse_mode
 from rocmdoctor.testing.simnode_system import SimUser, group_gid
 
 DEFAULT_USERS = (SimUser("alice", 1001, ("video", "render")), SimUser("slurm", 1002, ()))
@@ -192,4 +191,4 @@ def node_info(directory: str | os.PathLike[str]) -> dict:
     return json.loads(Path(directory, ".sim", "node.json").read_text())
 
 
-__all__ = ["Answer", "SimNode", "SimUser", "sim_transport", "node_info", "can_mknod", "shlex"]
+__all__ = ["Answer", "SimNode", "SimUser", "sim_transport", "node_info"]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from rocmdoctor.testing import simnode_sysfs as sysfs
 from rocmdoctor.testing import stubs
-from rocmdoctor.testing.simnode_entries import F, L, Tree, can_mknod, write_tree
+from rocmdoctor.testing.simnode_entries import F, Tree, can_mknod, write_tree
 from rocmdoctor.testing.simnode_system import group_gid, proc_modules, system_tree
 
 if TYPE_CHECKING:
@@ -266,4 +266,4 @@ def _usage(tool: str, argv: str) -> "Answer":
     return Answer("", 2, f"{tool}: unrecognized option '{argv.split(' ')[0]}'\n")
 
 
-__all__ = ["materialize", "build_tree", "SYSTEM_TOOLS", "L"]
+__all__ = ["materialize", "build_tree", "SYSTEM_TOOLS"]
