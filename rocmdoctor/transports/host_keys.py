@@ -72,11 +72,15 @@ class KnownHosts:
         target = Path(self.files[0])
         line = f"{name} {key.get_name()} {key.get_base64()}\n"
         with _write_lock:
+            if key.get_name() in self.lookup(name):
+                return  # recorded meanwhile by another thread of this run
             target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             with open(f"{target}.lock", "a") as lock_fh:
                 fcntl.flock(lock_fh, fcntl.LOCK_EX)
                 try:
                     old = target.read_bytes() if target.exists() else b""
+                    if line.encode() in old:  # another thread or process recorded it first
+                        return
                     if old and not old.endswith(b"\n"):
                         old += b"\n"
                     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".known_hosts.")
@@ -92,10 +96,10 @@ class KnownHosts:
                         if os.path.exists(tmp):
                             os.unlink(tmp)
                         raise
+                    with self._lock:
+                        self._keys.add(name, key.get_name(), key)
                 finally:
                     fcntl.flock(lock_fh, fcntl.LOCK_UN)
-        with self._lock:
-            self._keys.add(name, key.get_name(), key)
 
 
 def make_policy(alias: str, name: str, hostname: str, port: int, known: KnownHosts, accept_new: bool) -> Any:

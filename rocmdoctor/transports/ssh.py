@@ -95,6 +95,8 @@ class SSHTransport(Transport):
         return full
 
     def _exec(self, command: str, *, timeout: float, stdin: str | None, sudo: bool) -> CommandResult:
+        from paramiko import SSHException
+
         self.connect()
         full = self.remote_command(command, sudo=sudo)
         start = time.monotonic()
@@ -107,7 +109,7 @@ class SSHTransport(Transport):
                 chan.sendall(stdin.encode())
             chan.shutdown_write()  # EOF on stdin, as `ssh -n` gives
             out, err, timed_out = _drain(chan, deadline)
-        except (OSError, EOFError) as exc:  # socket.timeout on sendall is an OSError
+        except (OSError, EOFError, SSHException) as exc:  # socket.timeout on sendall is an OSError
             if time.monotonic() >= deadline:
                 out, err, timed_out = b"", b"", True
             else:
