@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Tree
 from textual.worker import get_current_worker
 
-from rocmdoctor.events import Event
+from rocmdoctor.events import Event, TriageFinished
 from rocmdoctor.triage import Decision
 from rocmdoctor.tui.confirm import ConfirmRemediation
 from rocmdoctor.tui.detail import DetailPane
@@ -99,15 +99,18 @@ ConfirmRemediation, NoteScreen, PostmortemScreen { align: center middle; }
 
     # -- layout ----------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        # kept as attributes: while a modal is up, app.query_one() would search the modal
+        self.triage_tree = TriageTree(self.model, id="tree")
+        self.detail_pane = DetailPane(id="detail")
         yield Header(show_clock=False, icon="")
         with Horizontal(id="main"):
-            yield TriageTree(self.model, id="tree")
-            yield DetailPane(id="detail")
+            yield self.triage_tree
+            yield self.detail_pane
         yield Footer()
 
     def on_mount(self) -> None:
         self.sub_title = f"{self.session.request.target} · incident {self.session.journal.id}"
-        self.query_one(TriageTree).focus()
+        self.triage_tree.focus()
         self._show_detail()
         self._start("triage", lambda: self.session.triage(self._forward))
 
@@ -140,7 +143,10 @@ ConfirmRemediation, NoteScreen, PostmortemScreen { align: center middle; }
 
     def on_triage_event_posted(self, message: TriageEventPosted) -> None:
         changed = self.model.apply(message.event)
-        self.query_one(TriageTree).refresh_steps(changed)
+        tree = self.triage_tree
+        tree.refresh_steps(changed)
+        if isinstance(message.event, TriageFinished) and tree.cursor_line <= 0:
+            tree.select_first_problem()  # only if the user has not moved yet
         self._show_detail()
 
     def on_node_work_done(self, message: NodeWorkDone) -> None:
@@ -153,16 +159,16 @@ ConfirmRemediation, NoteScreen, PostmortemScreen { align: center middle; }
                 if fv.status == "running":
                     fv.status = "proposed"
             self.notify(self.model.error, severity="error", timeout=10)
-        self.query_one(TriageTree).refresh_all()
+        self.triage_tree.refresh_all()
         self._show_detail()
 
     # -- selection -----------------------------------------------------------------
     def _selected(self) -> NodeRef | None:
-        node = self.query_one(TriageTree).cursor_node
+        node = self.triage_tree.cursor_node
         return node.data if node is not None else None
 
     def _show_detail(self) -> None:
-        self.query_one(DetailPane).show(self.model, self._selected(), incident=self.session.journal.id,
+        self.detail_pane.show(self.model, self._selected(), incident=self.session.journal.id,
                                         journal=str(self.session.journal.path))
 
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:  # type: ignore[type-arg]
@@ -210,7 +216,7 @@ ConfirmRemediation, NoteScreen, PostmortemScreen { align: center middle; }
         ref = self._selected()
         ids = (ref.runbook_id,) if ref is not None and ref.runbook_id else ()
         self.model.start(ids)
-        self.query_one(TriageTree).refresh_all()
+        self.triage_tree.refresh_all()
         self._start("re-run " + (ids[0] if ids else "all runbooks"),
                     lambda: self.session.triage(self._forward, ids))
 

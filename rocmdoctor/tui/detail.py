@@ -74,7 +74,8 @@ def _step_lines(model: TriageModel, view: StepView) -> list[Text]:
 
 class DetailPane(VerticalScroll):
     def compose(self):  # type: ignore[no-untyped-def]
-        yield Static(id="detail-body")
+        self.body = Static(id="detail-body")
+        yield self.body
 
     def show(self, model: TriageModel, ref: NodeRef | None, *, incident: str = "", journal: str = "") -> None:
         lines: list[Text] = []
@@ -105,4 +106,5 @@ class DetailPane(VerticalScroll):
         elif ref.kind == "fix":
             fv = model.fixes.get((ref.runbook_id, ref.command))
             lines = _fix_lines(fv, model.host) if fv else [Text("no such remediation")]
-        self.query_one("#detail-body", Static).update(Group(*lines))
+        self.plain = "\n".join(t.plain for t in lines)  # what is shown, for tests and screen readers
+        self.body.update(Group(*lines))

@@ -33,6 +33,7 @@ class TriageTree(Tree[NodeRef]):
 
     def __init__(self, model: TriageModel, **kwargs: object) -> None:
         super().__init__("", NodeRef("host"), **kwargs)  # type: ignore[arg-type]
+        self.guide_depth = 3  # narrower indents: step titles fit better at 80 columns
         self.model = model
         self._runbooks: dict[str, TreeNode[NodeRef]] = {}
         self._steps: dict[tuple[str, str], TreeNode[NodeRef]] = {}
@@ -46,6 +47,16 @@ class TriageTree(Tree[NodeRef]):
                 self._steps[(rb.id, s.step_id)] = rb_node.add("", NodeRef("step", rb.id, s.step_id),
                                                               allow_expand=False)
         self.refresh_all()
+
+    def select_first_problem(self) -> bool:
+        """Put the cursor on the first failing (else warning/unknown) step, so a newcomer lands on it."""
+        for wanted in ("fail", "warn", "unknown"):
+            for (rb_id, step_id), node in self._steps.items():
+                state = self.model.runbooks[rb_id].steps[step_id].state
+                if state is not None and state.value == wanted:
+                    self.move_cursor(node)
+                    return True
+        return False
 
     def refresh_all(self) -> None:
         self.refresh_steps([(rb.id, s.step_id) for rb in self.model.runbooks.values() for s in rb.steps.values()])
