@@ -87,8 +87,10 @@ class FleetOpener:
 
         t = SSHTransport(spec.name, context=self.context(), root=spec.rootfs or None, env=spec.env,
                          audit=self.audit, sudo=self.sudo, dry_run=self.dry_run)
+        # paramiko applies the timeout per stage (socket, banner, auth) and a loaded client
+        # thread wakes late: leave a fifth of the host budget for the probe and slack
         changes: dict[str, Any] = {"connect_timeout": min(t.settings.connect_timeout or self.connect_timeout,
-                                                          budget)}
+                                                          max(0.5, budget * 0.8))}
         if spec.hostname:
             changes["hostname"] = spec.hostname
         if spec.user:
