@@ -80,6 +80,7 @@ LOOKALIKES = [
 
 
 # --- nodes ------------------------------------------------------------------------------
+import atexit
 import os
 import shlex
 import subprocess
@@ -95,7 +96,8 @@ from rocmdoctor.testing.simnode_sysfs import gpu_id, pci_dir
 RUNBOOK = "gpu-oom"
 JOB_LOG = "/home/alice/jobs/train-4243.out"
 
-#: real processes started by live scenarios (sleep 300 stand-ins for a leftover job); tests end them
+#: real processes started by live scenarios (sleep 300 stand-ins for a leftover job); tests end them,
+#: and so does interpreter exit (a demo node lives for one rocmdoctor run; sweeps build many nodes)
 LIVE: list[subprocess.Popen] = []
 
 
@@ -220,6 +222,9 @@ def end_live_processes() -> None:
         if proc.poll() is None:
             proc.kill()
         proc.wait(timeout=10)
+
+
+atexit.register(lambda: end_live_processes())
 
 
 def orphan_holder() -> SimNode:
