@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import errno
 import logging
+import os
 import random
 import socket
 import threading
@@ -59,6 +60,7 @@ class SSHContext:
         self._gateways: dict[tuple[str, ...], Any] = {}
         self._gateway_locks: dict[tuple[str, ...], threading.Lock] = {}
         self._fabric_config: Any = None
+        self._pkeys: dict[str, Any] = {}
         #: connection attempts that were dropped and retried (MaxStartups), for reports
         self.retries = 0
 
@@ -160,12 +162,36 @@ class SSHContext:
                     "timeout": timeout,
                     "banner_timeout": timeout,
                     "auth_timeout": timeout,
-                    "key_filename": list(s.identity_files),
+                    **self._identities(s),
                     "look_for_keys": not s.identity_files,
                     "allow_agent": not s.identities_only,
                     "transport_factory": _quickack_transport,
                 },
             )
+
+    def _identities(self, s: HostSettings) -> dict[str, Any]:
+        """The first usable IdentityFile as a key loaded once per run, the others as paths.
+
+        Missing files are skipped as `ssh` does; so are passphrase-protected
+        ones (we never prompt: load them into ssh-agent instead).
+        """
+        import paramiko
+
+        usable: list[str] = [f for f in s.identity_files if os.path.isfile(f)]
+        first = None
+        with self._lock:
+            for f in list(usable):
+                if f not in self._pkeys:
+                    try:
+                        self._pkeys[f] = paramiko.PKey.from_path(f)
+                    except (paramiko.SSHException, OSError, ValueError):
+                        self._pkeys[f] = None
+                if self._pkeys[f] is None:
+                    usable.remove(f)
+                elif first is None:
+                    first = self._pkeys[f]
+                    usable.remove(f)
+        return {"pkey": first, "key_filename": usable}
 
     def _gateway(self, s: HostSettings, depth: int) -> Any:
         """One shared connection per jump chain; hosts behind it open channels over it."""
