@@ -24,7 +24,7 @@ def render_table(sweep: Any) -> str:
     rows = []
     for h in sweep.worst_first():
         per = dict(h.runbooks)
-        finding = f"{h.reason}: {h.message}" if h.reason else h.message
+        finding = " ".join((f"{h.reason}: {h.message}" if h.reason else h.message).split())  # one line per host
         if len(finding) > MESSAGE_WIDTH:
             finding = finding[:MESSAGE_WIDTH - 1] + "…"
         rows.append([h.host, _cell(h.state), *(_cell(per.get(rb)) for rb in runbooks), finding])
