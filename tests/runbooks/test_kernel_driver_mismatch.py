@@ -149,7 +149,7 @@ def test_kernel_not_supported_for_mi300x(tmp_path: Path, plan) -> None:
     assert "ROCm 6.2.0 does not support MI300X on Ubuntu 22.04.5, 22.04.4 with kernel 6.8 (6.8.0-45-generic)" in msg
     assert "AMD supports only kernel 5.15 there" in msg
     assert "cat /proc/sys/kernel/osrelease: 6.8.0-45-generic" in evidence(s["support"])
-    assert "PCI device id(s): MI300X (vendor 0x1002)" in evidence(s["support"])
+    assert "PCI device id(s): 0x74a1 (MI300X, vendor 0x1002)" in evidence(s["support"])
     d = diagnoses(report)
     assert set(d) == {"unsupported-kernel-or-os"}
     assert report.exit_status == ExitStatus.WARNING
