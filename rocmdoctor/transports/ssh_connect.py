@@ -113,16 +113,16 @@ class SSHContext:
         except paramiko.BadHostKeyException as exc:
             conn.close()
             raise changed_key_error(s.alias, s.known_hosts_name, exc.key, known.files) from None
-        except paramiko.AuthenticationException as exc:
+        except paramiko.AuthenticationException:
             conn.close()
             keys = ", ".join(s.identity_files) or "ssh-agent and default keys"
-            raise AuthFailed(s.alias, f"authentication as {s.user} failed ({exc}; tried {keys})",
+            raise AuthFailed(s.alias, f"authentication as {s.user} failed (tried {keys})",
                              f"check the key is in the node's authorized_keys; try `ssh -v {s.alias}`") from None
         except (paramiko.SSHException, EOFError, OSError) as exc:
             conn.close()
             if time.monotonic() - start >= timeout * 0.95:
                 # paramiko's kex deadline and banner timeout race; either way it is a hang
-                raise HostUnreachable(s.alias, f"no SSH handshake within {timeout:g}s ({exc or type(exc).__name__})",
+                raise HostUnreachable(s.alias, f"no SSH handshake within {timeout:g}s",
                                       "host down, firewalled or sshd hung; raise the connect timeout if the link is slow",
                                       reason="timeout") from None
             raise classify(s.alias, exc, timeout) from None
