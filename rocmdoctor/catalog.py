@@ -79,8 +79,58 @@ def _is_checks_doc(data: object) -> bool:
     return isinstance(data, list) or (isinstance(data, dict) and "checks" in data and "steps" not in data)
 
 
+_memo: dict[str, Catalog] = {}
+
+
+def _fingerprint(dirs: list[Path]) -> str:
+    import hashlib
+
+    from rocmdoctor import __version__
+
+    h = hashlib.sha256(__version__.encode())
+    h.update(str(Path(__file__).stat().st_mtime_ns).encode())
+    for d in dirs:
+        for path in _yaml_files(d):
+            st = path.stat()
+            h.update(f"{path}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
+    return h.hexdigest()[:32]
+
+
 def load_catalog(extra: Iterable[str | Path] = ()) -> Catalog:
+    """Load and validate every check and runbook.
+
+    Validation parses ~600 Jinja2 expressions (~0.5 s), so a validated catalog is
+    kept per set of files (path, mtime, size) in memory and in the cache dir;
+    any change to a file, or to rocmdoctor, validates again."""
+    import pickle
+
+    from rocmdoctor.paths import cache_dir
+
     check_dirs, runbook_dirs = search_dirs(extra)
+    key = _fingerprint(check_dirs + runbook_dirs)
+    if key in _memo:
+        return _memo[key]
+    cached = cache_dir() / "catalog" / f"{key}.pickle"
+    try:
+        catalog = pickle.loads(cached.read_bytes())
+        if isinstance(catalog, Catalog):
+            _memo[key] = catalog
+            return catalog
+    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+        pass
+    catalog = _load(check_dirs, runbook_dirs)
+    _memo[key] = catalog
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(catalog))
+        tmp.replace(cached)
+    except OSError:
+        pass
+    return catalog
+
+
+def _load(check_dirs: list[Path], runbook_dirs: list[Path]) -> Catalog:
     checks: dict[str, CheckDef] = {}
     runbook_docs: list[tuple[Path, object]] = []
     for d in check_dirs:

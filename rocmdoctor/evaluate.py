@@ -166,13 +166,14 @@ def _diagnose(runbook: RunbookDef, results: dict[str, StepResult], vars: dict[st
             if not evaluate(d.when, scope):
                 continue
             cause = render_text(d.cause, scope)
+            follow_up = tuple(render_text(f, scope) for f in d.follow_up)
         except ExpressionError:
             continue  # a diagnosis over evidence we do not have is not made
         evidence = tuple(line for sid in d.evidence_from for line in
                          (results[sid].check.evidence if results[sid].check else ()))
         plans = tuple(plan_remediation(runbook, rid, scope) for rid in d.remediations)
         out.append(Diagnosis(runbook.id, d.id, d.step, cause, d.confidence, evidence,
-                             tuple(p for p in plans if p is not None), d.follow_up))
+                             tuple(p for p in plans if p is not None), follow_up))
     return tuple(out)
 
 

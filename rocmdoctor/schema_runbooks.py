@@ -81,6 +81,9 @@ def parse_runbook(data: Any, path: str, checks: dict[str, CheckDef]) -> RunbookD
         for ref in evidence_from:
             if ref not in step_ids:
                 _unknown_ref(ctx, d, "evidence_from", ref, step_ids, "step")
+        follow_up = ctx.str_list(d, "follow_up", "diagnosis")
+        for f in follow_up:
+            ctx.syntax(d, "follow_up", f, "text")
         rems = ctx.str_list(d, "remediations", "diagnosis")
         for ref in rems:
             if ref not in remediations:
@@ -88,7 +91,7 @@ def parse_runbook(data: Any, path: str, checks: dict[str, CheckDef]) -> RunbookD
         diagnoses.append(DiagnosisDef(
             id=did, step=step, when=when, cause=cause, confidence=confidence,
             evidence_from=evidence_from, remediations=rems,
-            follow_up=ctx.str_list(d, "follow_up", "diagnosis"), line=d.line))
+            follow_up=follow_up, line=d.line))
 
     return RunbookDef(
         id=rid, title=ctx.string(obj, "title", what), summary=ctx.string(obj, "summary", what, ""),
