@@ -13,6 +13,7 @@ from rocmdoctor.catalog import load_catalog
 from rocmdoctor.compiler import compile_plan
 from rocmdoctor.status import ExitStatus, State
 from rocmdoctor.testing.scenarios import container_mount as cm
+from rocmdoctor.testing.nodes import healthy_no_gpu
 from rocmdoctor.testing.simnode import SimNode, sim_transport
 from rocmdoctor.triage import TriageReport, run_triage
 
@@ -108,7 +109,7 @@ def test_host_without_vars_skips_inspect_and_k8s(tmp_path: Path) -> None:
 
 
 def test_no_gpu_node_is_quiet(tmp_path: Path) -> None:
-    report = triage(SimNode("cpu-01", gpus=[]), tmp_path, {"container": "trainer"})
+    report = triage(healthy_no_gpu(), tmp_path, {"container": "trainer"})
     assert report.exit_status == ExitStatus.OK and diagnoses(report) == {}
 
 

@@ -16,6 +16,7 @@ from rocmdoctor.compiler import compile_plan
 from rocmdoctor.status import ExitStatus, State
 from rocmdoctor.testing.scenarios import gpu_not_visible as gnv
 from rocmdoctor.testing.simgpu import mi300x_gpus
+from rocmdoctor.testing.nodes import healthy_no_gpu
 from rocmdoctor.testing.simnode import SimNode, sim_transport
 from rocmdoctor.triage import Decision, TriageReport, run_triage
 
@@ -135,7 +136,7 @@ def test_healthy_mi300x_is_quiet(tmp_path: Path) -> None:
 
 
 def test_no_gpu_node_is_quiet(tmp_path: Path) -> None:
-    _, report = triage(SimNode("cpu-01", gpus=[]), tmp_path)
+    _, report = triage(healthy_no_gpu(), tmp_path)
     s = steps(report)
     assert s["gpus"].state == State.PASS
     assert all(v.state == State.SKIPPED for k, v in s.items() if k != "gpus")
