@@ -40,7 +40,9 @@ def capture_target(request: TriageRequest, out: Path | None, *, redact: bool = T
     from rocmdoctor.compiler import compile_plan
     from rocmdoctor.targets import TargetOptions, open_target
 
-    plan = compile_plan(load_catalog(request.paths), request.runbooks, request.vars)
+    from rocmdoctor.core import request_vars
+
+    plan = compile_plan(load_catalog(request.paths), request.runbooks, request_vars(request))
     gathers = list(plan.gathers)
     keys = {g.key for g in gathers}
     gathers += [g for g in EXTRA_GATHERS if g.key not in keys]

@@ -31,6 +31,15 @@ def _noop(event: object) -> None:
     pass
 
 
+def request_vars(request: TriageRequest) -> dict[str, Any]:
+    """The user's variables, over a demo node's own (so `demo:gpu-fell-off-bus` shows its fault)."""
+    if request.target.startswith("demo:") and not request.bundle:
+        from rocmdoctor.demo import demo_vars
+
+        return {**demo_vars(request.target), **request.vars}
+    return dict(request.vars)
+
+
 def triage_target(
     request: TriageRequest,
     *,
@@ -43,7 +52,7 @@ def triage_target(
     from rocmdoctor.targets import TargetOptions, open_target
 
     catalog = load_catalog(request.paths)
-    plan = compile_plan(catalog, request.runbooks, request.vars)
+    plan = compile_plan(catalog, request.runbooks, request_vars(request))
     if approver is None:
         if request.fix:
             from rocmdoctor.cli_approve import prompt_approver

@@ -12,7 +12,7 @@ from rocmdoctor.status import State
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from rocmdoctor.results import Diagnosis
+    from rocmdoctor.results import Diagnosis, StepResult
     from rocmdoctor.triage import TriageReport
 
 STYLE = {State.PASS: "green", State.WARN: "yellow", State.FAIL: "bold red",
@@ -26,18 +26,22 @@ def state_text(state: State) -> str:
 
 
 def print_report(console: "Console", report: "TriageReport", *, verbose: bool = False) -> None:
+    """Worst runbook first; within a runbook, failing steps with their evidence and
+    diagnoses, and passing steps folded into a count (all shown with --verbose)."""
     from rich.markup import escape
 
     st = report.state
     console.print(f"[bold]{escape(report.target)}[/]  [{STYLE[st]}]{st.symbol} {LABEL[st]}[/]  "
                   f"[dim]({report.round_trips} round trip{'s' if report.round_trips != 1 else ''}, "
                   f"{report.duration_ms / 1000:.2f}s)[/]")
-    for rb in report.runbooks:
+    for rb in sorted(report.runbooks, key=lambda r: -r.state.severity):
         console.print()
-        console.print(f"{state_text(rb.state)} [bold]{escape(rb.runbook_id)}[/]  {escape(rb.title)}")
+        counts = _counts(rb.steps)
+        console.print(f"{state_text(rb.state)} [bold]{escape(rb.runbook_id)}[/]  {escape(rb.title)}  [dim]{counts}[/]")
         by_step: dict[str, list["Diagnosis"]] = {}
         for d in rb.diagnoses:
             by_step.setdefault(d.step_id, []).append(d)
+        folded = 0
         for step in rb.steps:
             if step.check is None:
                 if verbose:
@@ -45,12 +49,17 @@ def print_report(console: "Console", report: "TriageReport", *, verbose: bool = 
                                   f"[dim]{escape(step.skipped_because)}[/]")
                 continue
             c = step.check
+            if c.state == State.PASS and not verbose and step.step_id not in by_step:
+                folded += 1
+                continue
             console.print(f"    {state_text(c.state)} {escape(c.title)}: {escape(c.message)}")
             if c.state != State.PASS or verbose:
                 for line in c.evidence[:8]:
                     console.print(f"              [dim]└ {escape(line)}[/]")
             for d in by_step.get(step.step_id, []):
                 _print_diagnosis(console, d)
+        if folded and rb.state != State.PASS:
+            console.print(f"    [dim]{State.PASS.symbol} {folded} other check{'s' if folded != 1 else ''} passed[/]")
     if report.remediations:
         console.print()
         console.print("[bold]Remediations[/]")
@@ -70,6 +79,18 @@ def print_report(console: "Console", report: "TriageReport", *, verbose: bool = 
                           f"{o.result.duration_ms} ms[/]")
             if o.verify:
                 console.print(f"        verify: {state_text(o.verify.state)} {escape(o.verify.message)}")
+    elif any(d.remediations for rb in report.runbooks for d in rb.diagnoses):
+        console.print()
+        console.print("[dim]Nothing was changed. Run again with --fix to be offered each remediation "
+                      "(--dry-run to print the plan).[/]")
+
+
+def _counts(steps: "tuple[StepResult, ...]") -> str:
+    n: dict[State, int] = {}
+    for s in steps:
+        n[s.state] = n.get(s.state, 0) + 1
+    order = (State.FAIL, State.WARN, State.UNKNOWN, State.PASS, State.SKIPPED)
+    return ", ".join(f"{n[s]} {s.value}" for s in order if n.get(s))
 
 
 def _print_diagnosis(console: "Console", d: "Diagnosis") -> None:

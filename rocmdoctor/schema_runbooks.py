@@ -147,9 +147,9 @@ def _remediation(ctx: _Ctx, raw: Any, what: str, checks: dict[str, CheckDef]) ->
     risk = ctx.string(r, "risk", "remediation", "medium")
     if risk not in RISKS:
         ctx.fail(r, "risk", f"invalid risk '{risk}'", f"use one of: {', '.join(RISKS)}")
+    if r.get("confirm") is True:  # YAML 1.1 reads an unquoted `yes` as true
+        r["confirm"] = "yes"
     confirm = ctx.string(r, "confirm", "remediation", "typed" if risk == "high" else "yes")
-    if confirm in ("True", "true"):
-        confirm = "yes"
     if confirm not in ("yes", "typed"):
         ctx.fail(r, "confirm", f"invalid confirm '{confirm}'", "use 'yes' (a y/N prompt) or 'typed' (type the host name)")
     if risk == "high":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import abc
 import time
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from rocmdoctor.audit import AuditLog
 from rocmdoctor.results import CommandResult, Evidence
@@ -39,6 +39,8 @@ class Transport(abc.ABC):
         self.sudo = sudo
         #: commands actually sent to the node (the probe counts as one)
         self.round_trips = 0
+        #: called once by close(), e.g. to remove a demo node's temporary tree
+        self.on_close: list[Callable[[], None]] = []
 
     # -- the interface ---------------------------------------------------
     def run(
@@ -92,7 +94,10 @@ class Transport(abc.ABC):
         return parse_probe_output(probe, result)
 
     def close(self) -> None:
-        """Release connections; the default transport holds none."""
+        """Release connections and run the on_close hooks (once)."""
+        hooks, self.on_close = self.on_close, []
+        for hook in hooks:
+            hook()
 
     def __enter__(self) -> "Transport":
         return self
