@@ -48,6 +48,16 @@ def human_duration(seconds: float | None) -> str:
     return f"{h} h {m} min"
 
 
+def headline(cause: str, limit: int = 90) -> str:
+    """A title from a diagnosis: its first clause, short enough for a heading."""
+    text = " ".join(cause.split())
+    for stop in (". ", ": ", "; "):
+        if stop in text:
+            text = text.split(stop, 1)[0]
+    text = text.rstrip(".")
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
 def _tail(text: str) -> str:
     lines = text.rstrip("\n").splitlines()
     if len(lines) <= _TAIL_LINES:
@@ -189,6 +199,7 @@ def build_context(contents: JournalContents) -> dict[str, Any]:
     first_problem_time = first_problem["time"] if first_problem else None
     fixed_time = next((a["verify"]["time"] for a in actions if a["verify"] and a["verify"]["fixed"]), None)
     return {
+        "title": f"{', '.join(contents.hosts)}: " + (headline(root_cause["cause"]) if root_cause else "triage"),
         "incident": {"id": h.id, "target": h.target, "hosts": contents.hosts, "user": h.user,
                      "started": h.started, "ended": ended,
                      "duration": human_duration(_seconds(h.started, ended)),

@@ -224,7 +224,7 @@ ConfirmRemediation, NoteScreen, PostmortemScreen { align: center middle; }
         def save(text: str | None) -> None:
             if not text:
                 return
-            event = self.session.note(text)
+            event = self.session.note(text, author=self.user)
             self.model.apply(event)
             if self.session.journal.error:
                 self.notify(f"note NOT saved: {self.session.journal.error}", severity="error")

@@ -78,8 +78,8 @@ class IncidentSession:
         transport = self.connect()
         return apply_remediation(transport, self.plan, plan, lambda p, h: decision, self._sink(forward))
 
-    def note(self, text: str) -> Event:
-        return self.journal.note(text, host=self.host)
+    def note(self, text: str, author: str | None = None) -> Event:
+        return self.journal.note(text, host=self.host, author=author)
 
     def close(self) -> None:
         self.journal.close()
