@@ -68,6 +68,8 @@ def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[flo
         raise RocmdoctorError(f"unknown --format {fmt!r}", f"use one of: {', '.join(FORMATS)}")
     if drain_on is not None and drain_on not in ("critical", "warning"):
         raise RocmdoctorError(f"--drain-on {drain_on!r}", "use --drain-on critical (FAIL) or --drain-on warning (WARN or FAIL)")
+    if ssh_config and not Path(ssh_config).is_file():
+        raise RocmdoctorError(f"--ssh-config {ssh_config}: no such ssh config file", "give the path of an OpenSSH client config")
     user_vars = parse_vars(var)
     hosts = resolve_targets(targets)
     plans = PlanCache(load_catalog(paths), runbooks, user_vars)
