@@ -5,7 +5,6 @@ plus an ssh_config naming each of them. Tests never mock the transport.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,7 +109,7 @@ def own_known_hosts(ssh_bed: SSHBed, tmp_path: Path) -> tuple[Path, Path]:
     return cfg, kh
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _no_user_ssh_agent() -> None:
+@pytest.fixture(autouse=True)
+def _no_user_ssh_agent(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keys come from the test bed only, never from a developer's agent."""
-    os.environ.pop("SSH_AUTH_SOCK", None)
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
