@@ -47,6 +47,7 @@ class HostSettings:
     global_known_hosts: tuple[str, ...] = ()
     host_key_alias: str = ""
     connect_timeout: float | None = None
+    proxy_command: str = ""         # not supported: refused at connect rather than silently bypassed
     root: str = ""
     env: dict[str, str] = field(default_factory=dict)
 
@@ -222,6 +223,8 @@ class SSHConfigFile:
                 "globalknownhostsfile", ["/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"]) if p != "none"),
             host_key_alias=opts.get("hostkeyalias", [""])[0],
             connect_timeout=float(timeout) if timeout.isdigit() else None,
+            proxy_command="" if " ".join(opts.get("proxycommand", ["none"])) == "none"
+            else " ".join(opts["proxycommand"]),
             root=root,
             env=setenv,
         )

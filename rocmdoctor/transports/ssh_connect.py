@@ -78,6 +78,10 @@ class SSHContext:
     def connect(self, s: HostSettings, *, depth: int = 0) -> Any:
         """A connected, host-key-verified, authenticated fabric Connection."""
         timeout = s.connect_timeout or self.connect_timeout
+        if s.proxy_command and not s.proxy_jump:
+            raise HostUnreachable(s.alias, "ProxyCommand is not supported by rocmdoctor",
+                                  "use ProxyJump (or `ssh -W` hops expressed as ProxyJump) for this host",
+                                  reason="config")
         gateway = self._gateway(s, depth) if s.proxy_jump else None
         attempt = 0
         while True:
