@@ -214,3 +214,13 @@ async def test_demo_node_end_to_end(tmp_path: Path) -> None:
         verified = [e for e in read_journal(session.journal.path).events if e.kind == "remediation_verified"]
         assert verified[0].fixed  # type: ignore[attr-defined]
         await pilot.press("q")
+
+
+def test_tui_command_bad_runbook_is_one_line_before_the_screen_opens() -> None:
+    from typer.testing import CliRunner
+
+    from rocmdoctor.cli import app
+
+    r = CliRunner().invoke(app, ["tui", "demo:amdgpu-not-loaded", "--runbook", "nope"], catch_exceptions=False)
+    assert r.exit_code == 2
+    assert r.stderr.startswith("rocmdoctor: error: unknown runbook 'nope'")
