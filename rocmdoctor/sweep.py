@@ -16,9 +16,11 @@ Guarantees a sweep keeps whatever the hosts do:
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
@@ -152,6 +154,8 @@ def triage_host(spec: HostSpec, plan_for: PlanFor, opener: Opener, budget: float
     except RocmdoctorError as exc:
         return unknown(spec, getattr(exc, "reason", "error"), exc.message, start)
     except Exception as exc:  # a sweep never crashes on one host; the reason says what broke
+        if os.environ.get("ROCMDOCTOR_DEBUG"):
+            traceback.print_exc()
         return unknown(spec, "internal", f"{type(exc).__name__}: {exc}", start)
     finally:
         if transport is not None:
@@ -184,6 +188,9 @@ def run_sweep(
     retries: Callable[[], int] = lambda: 0,
 ) -> SweepResult:
     """Sweep `hosts`; returns when all have a result or the deadline (+grace) has passed."""
+    from rocmdoctor.parsers import parser_names
+
+    parser_names()  # load the parser registry before the threads race to (its lazy load is not locked)
     t0 = time.monotonic()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     end_at = t0 + deadline if deadline else None
