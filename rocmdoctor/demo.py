@@ -6,6 +6,7 @@ without an AMD GPU. Each run materialises a fresh copy of the node, so a
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 
 from rocmdoctor.audit import AuditLog
@@ -50,24 +51,27 @@ def materialize_demo(name: str) -> Path:
 
 
 def _demo_base() -> Path:
-    """tmpfs when there is one: a node is ~600 small files, written 10x faster there."""
-    import os
+    """Demo copies live under the cache dir; copies older than an hour are pruned, so
+    repeated demos do not pile up, while the node of a run just made can still be read."""
+    import shutil
 
-    shm = Path("/dev/shm")
-    base = shm / f"rocmdoctor-demo-{os.getuid()}" if shm.is_dir() and os.access(shm, os.W_OK) else cache_dir() / "demo"
+    base = cache_dir() / "demo"
     base.mkdir(parents=True, exist_ok=True)
+    cutoff = time.time() - 3600
+    for old in base.iterdir():
+        try:
+            if old.is_dir() and old.stat().st_mtime < cutoff:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            pass
     return base
 
 
-def open_demo(name: str, *, dry_run: bool = False, audit: AuditLog | None = None, keep: bool = False) -> Transport:
-    """A transport to a fresh copy of the demo node, removed again when the transport closes."""
-    import shutil
-
+def open_demo(name: str, *, dry_run: bool = False, audit: AuditLog | None = None) -> Transport:
+    """A transport to a fresh copy of the demo node (so --fix changes only that copy)."""
     from rocmdoctor.testing.simnode import sim_transport
 
     directory = materialize_demo(name)
     transport = sim_transport(directory, dry_run=dry_run, audit=audit)
     transport.host = f"demo:{name}"
-    if not keep:
-        transport.on_close.append(lambda: shutil.rmtree(directory, ignore_errors=True))
     return transport
