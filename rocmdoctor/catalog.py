@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Iterable
 
@@ -39,10 +38,11 @@ class Catalog:
 def builtin_dir(kind: str) -> Path:
     """Where the built-in checks/ or runbooks/ are: inside the installed package
     (mapped there by pyproject), or at the top of a source checkout."""
-    checkout = Path(__file__).resolve().parent.parent / kind
-    if checkout.is_dir():
+    here = Path(__file__).resolve().parent
+    checkout = here.parent / kind
+    if checkout.is_dir() and (here.parent / "pyproject.toml").is_file():
         return checkout
-    return Path(str(resources.files(f"rocmdoctor.{kind}")))
+    return here / kind
 
 
 def _yaml_files(directory: Path) -> list[Path]:

@@ -25,3 +25,27 @@ def test_wheel_contents(tmp_path: Path) -> None:
     missing = sorted(source_files - names)
     assert not missing, f"not in the wheel: {missing[:10]}"
     assert len([n for n in names if n.startswith("rocmdoctor/runbooks/")]) >= 5
+
+
+def test_installed_wheel_lists_runbooks_and_runs_the_demo(tmp_path: Path) -> None:
+    """`pip install .` then the README's demo, from outside the checkout: the YAML
+    files are found inside the installed package, not in the source tree."""
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(tmp_path / "w"), str(ROOT)], check=True, timeout=300)
+    (wheel,) = (tmp_path / "w").glob("rocmdoctor-*.whl")
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
+                    str(wheel)], check=True, timeout=300)
+    env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+           "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_STATE_HOME": str(tmp_path / "state"),
+           "XDG_DATA_HOME": str(tmp_path / "data")}
+    run = lambda *args: subprocess.run([sys.executable, "-m", "rocmdoctor", *args], cwd=tmp_path, env=env,  # noqa: E731
+                                       capture_output=True, text=True, timeout=120)
+    listed = run("runbooks", "list")
+    assert listed.returncode == 0, listed.stderr
+    ids = [line.split()[0] for line in listed.stdout.splitlines()]
+    assert ids == sorted(["container-mount-failure", "gpu-not-visible", "gpu-oom",
+                          "kernel-driver-mismatch", "thermal-throttling"])
+    demo = run("triage", "demo:amdgpu-not-loaded", "--runbook", "gpu-not-visible")
+    assert demo.returncode == 2, demo.stderr
+    assert "amdgpu is not loaded" in demo.stdout and "$ modprobe amdgpu" in demo.stdout
