@@ -12,7 +12,7 @@ from rocmdoctor.status import State
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from rocmdoctor.results import Diagnosis, StepResult
+    from rocmdoctor.results import Diagnosis, RunbookReport, StepResult
     from rocmdoctor.triage import TriageReport
 
 STYLE = {State.PASS: "green", State.WARN: "yellow", State.FAIL: "bold red",
@@ -34,7 +34,19 @@ def print_report(console: "Console", report: "TriageReport", *, verbose: bool = 
     console.print(f"[bold]{escape(report.target)}[/]  [{STYLE[st]}]{st.symbol} {LABEL[st]}[/]  "
                   f"[dim]({report.round_trips} round trip{'s' if report.round_trips != 1 else ''}, "
                   f"{report.duration_ms / 1000:.2f}s)[/]")
-    for rb in sorted(report.runbooks, key=lambda r: -r.state.severity):
+    _print_runbooks(console, report.runbooks, verbose=verbose)
+    _print_remediations(console, report)
+    if report.after is not None:
+        console.print()
+        console.print(f"[bold]After remediation[/] (triaged again): [{STYLE[st]}]{st.symbol} {LABEL[st]}[/]")
+        _print_runbooks(console, report.after, verbose=verbose, diagnoses=True)
+
+
+def _print_runbooks(console: "Console", runbooks: "tuple[RunbookReport, ...] | list[RunbookReport]", *,
+                    verbose: bool, diagnoses: bool = True) -> None:
+    from rich.markup import escape
+
+    for rb in sorted(runbooks, key=lambda r: -r.state.severity):
         console.print()
         counts = _counts(rb.steps)
         console.print(f"{state_text(rb.state)} [bold]{escape(rb.runbook_id)}[/]  {escape(rb.title)}  [dim]{counts}[/]")
@@ -56,10 +68,15 @@ def print_report(console: "Console", report: "TriageReport", *, verbose: bool = 
             if c.state != State.PASS or verbose:
                 for line in c.evidence[:8]:
                     console.print(f"              [dim]└ {escape(line)}[/]")
-            for d in by_step.get(step.step_id, []):
+            for d in by_step.get(step.step_id, []) if diagnoses else ():
                 _print_diagnosis(console, d)
         if folded and rb.state != State.PASS:
             console.print(f"    [dim]{State.PASS.symbol} {folded} other check{'s' if folded != 1 else ''} passed[/]")
+
+
+def _print_remediations(console: "Console", report: "TriageReport") -> None:
+    from rich.markup import escape
+
     if report.remediations:
         console.print()
         console.print("[bold]Remediations[/]")

@@ -72,14 +72,14 @@ class TriageReport:
     runbooks: tuple[RunbookReport, ...]
     remediations: tuple[RemediationOutcome, ...] = ()
     evidence: dict[str, Evidence] = field(default_factory=dict)
+    #: the runbooks evaluated again after remediations ran (None when nothing ran)
+    after: tuple[RunbookReport, ...] | None = None
 
     @property
     def state(self) -> State:
-        """Worst state, where a check verified after a remediation counts as re-checked."""
-        verified = {o.verify.check_id: o.verify.state for o in self.remediations if o.verify}
-        states = [verified.get(s.check.check_id, s.state) if s.check else s.state
-                  for rb in self.runbooks for s in rb.steps]
-        return worst(states)
+        """Worst state of the node as it is now: after remediations, the re-triage decides."""
+        final = self.after if self.after is not None else self.runbooks
+        return worst([rb.state for rb in final])
 
     @property
     def exit_status(self) -> ExitStatus:
@@ -91,6 +91,7 @@ class TriageReport:
             "exit_status": int(self.exit_status), "duration_ms": self.duration_ms,
             "round_trips": self.round_trips, "rocmdoctor_version": __version__,
             "runbooks": [rb.to_dict() for rb in self.runbooks],
+            "after_remediation": [rb.to_dict() for rb in self.after] if self.after is not None else None,
             "remediations": [
                 {"plan": o.plan.to_dict(), "approved": o.decision.approved, "by": o.decision.by,
                  "reason": o.decision.reason, "result": o.result.to_dict() if o.result else None,
@@ -127,6 +128,27 @@ def run_triage(
                                    unavailable=sum(1 for e in evidence.values() if not e.ok),
                                    duration_ms=int((time.monotonic() - t0) * 1000),
                                    round_trips=transport.round_trips))
+    reports = evaluate_plan(plan, evidence, host, on_event)
+    outcomes: list[RemediationOutcome] = []
+    after = None
+    if fix:
+        outcomes = remediate(transport, plan, reports, approver, on_event)
+        if any(o.result is not None and not o.result.dry_run for o in outcomes):
+            # Something changed on the node: triage it again (one more round trip), so the
+            # verdict and exit status describe the node as it is now, including the steps
+            # the fault had gated off.
+            evidence = transport.collect(list(plan.gathers))
+            after = tuple(evaluate_plan(plan, evidence, host, on_event))
+    report = TriageReport(host=host, target=target or host, duration_ms=int((time.monotonic() - start) * 1000),
+                          round_trips=transport.round_trips, runbooks=tuple(reports),
+                          remediations=tuple(outcomes), evidence=evidence, after=after)
+    on_event(TriageFinished(host=host, state=report.state.value, exit_status=int(report.exit_status),
+                            duration_ms=report.duration_ms))
+    return report
+
+
+def evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
+                  on_event: EventSink = _noop) -> list[RunbookReport]:
     cache: dict[str, CheckResult] = {}
 
     def check_result(check_id: str) -> CheckResult:
@@ -141,16 +163,7 @@ def run_triage(
         for d in diagnoses:
             on_event(DiagnosisMade(host=host, diagnosis=d))
         reports.append(RunbookReport(rb.id, rb.title, steps, diagnoses))
-
-    outcomes: list[RemediationOutcome] = []
-    if fix:
-        outcomes = remediate(transport, plan, reports, approver, on_event)
-    report = TriageReport(host=host, target=target or host, duration_ms=int((time.monotonic() - start) * 1000),
-                          round_trips=transport.round_trips, runbooks=tuple(reports),
-                          remediations=tuple(outcomes), evidence=evidence)
-    on_event(TriageFinished(host=host, state=report.state.value, exit_status=int(report.exit_status),
-                            duration_ms=report.duration_ms))
-    return report
+    return reports
 
 
 def proposed_plans(reports: list[RunbookReport] | tuple[RunbookReport, ...]) -> list[RemediationPlan]:

@@ -129,8 +129,11 @@ def test_fix_runs_approved_remediation_and_verifies(node: Path, tmp_path: Path) 
     assert outcome.result is not None and outcome.result.exit_status == 0
     assert outcome.verify is not None and outcome.verify.state == State.PASS and outcome.fixed
     assert "amdgpu" in (node / "proc" / "modules").read_text()
-    assert report.round_trips == 3  # probe, remediation, verify probe
+    assert report.round_trips == 4  # probe, remediation, verify probe, re-triage probe
     assert report.exit_status == ExitStatus.OK  # the failed step was fixed and verified
+    assert report.after is not None
+    tool = next(s for s in report.after[0].steps if s.step_id == "tool")
+    assert tool.state == State.PASS  # the step the fault had gated off ran after the fix
     kinds = [e.kind for e in events]
     assert kinds.index("remediation_decided") < kinds.index("remediation_ran") < kinds.index("remediation_verified")
     audit = [json.loads(line) for line in (tmp_path / "audit.log").read_text().splitlines()]
