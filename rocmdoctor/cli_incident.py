@@ -31,7 +31,7 @@ def list_incidents(
     incidents_dir: Optional[str] = typer.Option(None, "--incidents-dir", help=_DIR_HELP),
     fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
 ) -> None:
-    """List incidents, oldest first, with their final state."""
+    """List incidents, oldest first, with their final state.  Example: rocmdoctor incidents list"""
     from rocmdoctor.journal import incidents_dir as resolve_dir
     from rocmdoctor.journal import load_all
     from rocmdoctor.postmortem_context import build_context
@@ -74,7 +74,7 @@ def show_incident(
     incidents_dir: Optional[str] = typer.Option(None, "--incidents-dir", help=_DIR_HELP),
     fmt: str = typer.Option("table", "--format", "-f", help="table (timeline) or jsonl (the raw events)."),
 ) -> None:
-    """Show an incident's timeline (or its raw JSON Lines events)."""
+    """Show an incident's timeline (or its raw JSON Lines events).  Example: rocmdoctor incidents show latest"""
     from rocmdoctor.journal import load_incident
     from rocmdoctor.postmortem import utc
     from rocmdoctor.postmortem_context import build_context
@@ -108,7 +108,7 @@ def add_note(
     text: str = typer.Argument(..., help="The note, as it should appear in the timeline."),
     incidents_dir: Optional[str] = typer.Option(None, "--incidents-dir", help=_DIR_HELP),
 ) -> None:
-    """Add a note to an incident's timeline (e.g. what users reported)."""
+    """Add a note to an incident's timeline (e.g. what users reported).  Example: rocmdoctor incidents note latest 'users saw NaNs since 02:10'"""
     from rocmdoctor.errors import RocmdoctorError
     from rocmdoctor.journal import reopen_incident
 

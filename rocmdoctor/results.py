@@ -152,4 +152,5 @@ class RunbookReport:
     def to_dict(self) -> dict[str, Any]:
         d = to_jsonable(self)
         d["state"] = self.state.value
+        d["steps"] = [s.to_dict() for s in self.steps]
         return d

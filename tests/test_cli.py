@@ -1,0 +1,101 @@
+"""The CLI as a user drives it: help with examples, exit statuses, JSON, errors in one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from rocmdoctor.cli import app
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize("argv", [
+    ["triage"], ["capture"], ["sweep"], ["tui"], ["postmortem"], ["incidents", "list"], ["incidents", "show"],
+    ["runbooks", "list"], ["runbooks", "show"], ["runbooks", "validate"], ["runbooks", "compile"],
+    ["checks", "list"], ["checks", "show"], ["checks", "parsers"], ["demo", "list"],
+])
+def test_every_command_has_help_with_an_example(argv: list[str]) -> None:
+    result = runner.invoke(app, [*argv, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Example" in result.output or "example" in result.output
+
+
+def test_healthy_demo_is_ok_in_json() -> None:
+    result = runner.invoke(app, ["triage", "demo:healthy-mi300x", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["state"] == "pass" and doc["exit_status"] == 0 and doc["round_trips"] == 1
+    assert sorted(rb["runbook_id"] for rb in doc["runbooks"]) == [
+        "container-mount-failure", "gpu-not-visible", "gpu-oom", "kernel-driver-mismatch", "thermal-throttling"]
+    assert all(s["state"] in ("pass", "skipped") for rb in doc["runbooks"] for s in rb["steps"])
+
+
+def test_faulty_demo_is_critical_with_diagnosis_and_command() -> None:
+    result = runner.invoke(app, ["triage", "demo:amdgpu-not-loaded", "-r", "gpu-not-visible", "-f", "json"])
+    assert result.exit_code == 2
+    (rb,) = json.loads(result.stdout)["runbooks"]
+    (diag,) = rb["diagnoses"]
+    assert diag["diagnosis_id"] == "amdgpu-not-loaded"
+    assert "cat /proc/modules: no line starting with 'amdgpu '" in diag["evidence"]
+    assert diag["remediations"][0]["command"] == "modprobe amdgpu"
+
+
+def test_table_output_names_evidence_and_fix() -> None:
+    result = runner.invoke(app, ["triage", "demo:amdgpu-not-loaded", "-r", "gpu-not-visible"], env={"COLUMNS": "200"})
+    assert result.exit_code == 2
+    out = result.stdout
+    assert "✖ CRITICAL" in out and "amdgpu is not loaded" in out
+    assert "$ modprobe amdgpu" in out and "Run again with --fix" in out
+
+
+def test_fix_with_yes_repairs_the_demo_node_and_exits_ok() -> None:
+    result = runner.invoke(app, ["triage", "demo:amdgpu-not-loaded", "-r", "gpu-not-visible", "--fix", "--yes"],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "✔ fixed Load the amdgpu kernel module" in result.stdout
+    assert "After remediation (triaged again): ✔ OK" in result.stdout
+
+
+def test_fix_without_an_answer_runs_nothing() -> None:
+    result = runner.invoke(app, ["triage", "demo:amdgpu-not-loaded", "-r", "gpu-not-visible", "--fix"], input="")
+    assert result.exit_code == 2
+    assert "no answer (no input)" in result.stdout
+
+
+@pytest.mark.parametrize("argv,code,message", [
+    (["triage", "demo:no-such-node"], 3, "rocmdoctor: error: unknown demo node 'no-such-node'"),
+    (["triage", "local", "--format", "xml"], 2, "rocmdoctor: error: unknown --format 'xml'"),
+    (["triage", "local", "--var", "oops"], 2, "rocmdoctor: error: --var 'oops' is not NAME=VALUE"),
+    (["triage", "local", "-r", "gpu-oomm"], 2, "rocmdoctor: error: unknown runbook 'gpu-oomm'"),
+    (["triage"], 2, "rocmdoctor: error: give a TARGET or --from BUNDLE"),
+    (["triage", "local", "--rootfs", "/no/such/dir"], 3, "rocmdoctor: error: --rootfs /no/such/dir: not a directory"),
+    (["checks", "show", "no.such"], 2, "rocmdoctor: error: unknown check 'no.such'"),
+])
+def test_bad_input_is_one_clear_line(argv: list[str], code: int, message: str) -> None:
+    result = runner.invoke(app, argv)
+    assert result.exit_code == code, result.output
+    assert result.output.startswith(message), result.output
+    assert "Traceback" not in result.output
+
+
+def test_compile_batches_every_gather_into_one_probe() -> None:
+    result = runner.invoke(app, ["runbooks", "compile", "--format", "json"])
+    doc = json.loads(result.stdout)
+    assert doc["round_trips"] == 1 and len(doc["runbooks"]) == 5
+    keys = [g["key"] for g in doc["gathers"]]
+    assert len(keys) == len(set(keys)) and "file:/proc/modules" in keys
+    probe = runner.invoke(app, ["runbooks", "compile", "--show-probe"]).stdout
+    assert probe.count("\nc ") + probe.count("\nf ") + probe.count("\ng ") + probe.count("\ns ") + \
+        probe.count("\nv ") + probe.count("\nt ") == len(keys)
+
+
+def test_help_starts_without_heavy_imports() -> None:
+    code = ("import sys, rocmdoctor.cli as c; c.run(['--help']); "
+            "print(sorted(m for m in ('textual', 'fabric', 'paramiko', 'jinja2', 'rich') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
+    assert out.strip().splitlines()[-1] in ("[]", "['rich']")
