@@ -144,7 +144,10 @@ def probe_file(fleet, workdir: Path) -> Path:
 
 def sweep_round(fleet, n: int, workdir: Path, probe: Path, fanout: int) -> list[Run]:
     cfg = str(fleet.ssh_config)
-    hosts = f"node[001-{n:03d}]"
+    from rocmdoctor.hostlist import fold
+
+    # node[001-999],node1000: ClusterShell refuses node[001-1000] ("padding length mismatch")
+    hosts = fold(f"node{i:03d}" for i in range(1, n + 1))
     csv = workdir / f"hosts{n}.csv"
     lines = []
     for block in Path(cfg).read_text().split("Host ")[1:n + 1]:
