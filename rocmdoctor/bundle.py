@@ -145,7 +145,7 @@ def read_bundle(path: str | Path) -> Bundle:
     else:
         raise BundleError(f"{path}: no such bundle", "pass the .tar.gz written by `rocmdoctor capture`, or a directory")
     tops = {name.split("/", 1)[0] for name in members}
-    if "manifest.json" not in members and len(tops) == 1:
+    if "manifest.json" not in members and len(tops) == 1 and not tops & {"files", "commands", "env"}:
         (top,) = tops
         members = {name[len(top) + 1:]: data for name, data in members.items() if "/" in name}
     manifest: dict[str, Any] = {}

@@ -22,6 +22,8 @@ class GatherDef:
     tail: bool = False
     accept_rc: tuple[int, ...] | None = (0,)   # None: any exit status
     stream: str = "stdout"        # stdout | stderr | both (command parse input)
+    #: another gather of the same check that can stand in for this one (dmesg / journalctl)
+    alternative_to: str | None = None
     line: int | None = None
 
 

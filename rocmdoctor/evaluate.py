@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from rocmdoctor.definitions import CheckDef, GatherDef, RunbookDef, resolve_gather
-from rocmdoctor.expressions import ExpressionError, evaluate, render_shell, render_text
+from rocmdoctor.expressions import ExpressionError, evaluate, render_shell, render_text, step_references
 from rocmdoctor.parsers import ParseError, get_parser, regex_parser
 from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RemediationPlan, StepResult
 from rocmdoctor.status import State
@@ -55,6 +55,18 @@ def _apply_parser(g: GatherDef, text: Any, ev: Evidence) -> Any:
         raise _Unknown(f"could not parse `{ev.source}`: {exc}", (ev.source,)) from None
 
 
+def _alternative_available(check: CheckDef, g: GatherDef, evidence: dict[str, Evidence],
+                           vars: dict[str, Any]) -> bool:
+    """True when a gather declared as this one's alternative (either way round) was collected."""
+    names = {g.alternative_to} | {o.name for o in check.gathers if o.alternative_to == g.name}
+    for other in check.gathers:
+        if other.name in names:
+            ev = evidence.get(resolve_gather(other, vars).key)
+            if ev is not None and ev.status == "ok":
+                return True
+    return False
+
+
 def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[str, Any]) -> CheckResult:
     """Gathers -> parsed values -> outputs -> first matching rule."""
     sources = tuple(ev.source for g in check.gathers if (ev := evidence.get(resolve_gather(g, vars).key)))
@@ -74,6 +86,9 @@ def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[st
             scope["ev"][g.name] = ev
             if ev.status == "missing" and g.optional:
                 scope[g.name] = None
+                continue
+            if ev.status == "unavailable" and _alternative_available(check, g, evidence, vars):
+                scope[g.name] = None  # e.g. a bundle with dmesg but no journalctl: dmesg stands in
                 continue
             if ev.status != "ok":
                 raise _Unknown(ev.reason or f"{ev.source}: {ev.status}", (ev.source,))
@@ -140,7 +155,12 @@ def evaluate_runbook(
                 run = bool(evaluate(step.when, scope))
                 why = f"condition not met: {step.when}"
             except ExpressionError as exc:
-                run, why = False, f"condition could not be evaluated: {exc}"
+                # A gate over a step whose evidence could not be collected cannot rule this
+                # step out: run it and let its own evidence decide (a partial bundle, an
+                # unreadable sysfs). A gate over a skipped step skips this one too.
+                gates = step_references(step.when)
+                run = any(results[g].state == State.UNKNOWN for g in gates if g in results)
+                why = f"condition could not be evaluated: {exc}"
             if not run:
                 r = StepResult(runbook.id, step.id, title, None, why)
                 results[step.id] = r

@@ -26,7 +26,7 @@ from rocmdoctor.yaml_lines import LineDict, line_of
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 STATES = ("pass", "warn", "fail", "unknown")
 GATHER_KEYS = {"file", "glob", "stat", "command", "env"}
-GATHER_OPTS = {"parse", "timeout", "optional", "tail", "accept_rc", "stream"}
+GATHER_OPTS = {"parse", "timeout", "optional", "tail", "accept_rc", "stream", "alternative_to"}
 CHECK_KEYS = {"id", "title", "description", "gather", "outputs", "rules", "requires_vars", "data"}
 RULE_KEYS = {"when", "state", "message", "evidence"}
 RUNBOOK_KEYS = {"id", "title", "summary", "description", "version", "vars", "steps", "diagnoses",
@@ -107,6 +107,11 @@ def _check(ctx: _Ctx, raw: Any) -> CheckDef:
     what = f"check '{cid}'"
     gathers_raw = ctx.mapping(obj["gather"], f"'gather' of {what}", obj, "gather")
     gathers = tuple(_gather(ctx, name, spec, gathers_raw, what) for name, spec in gathers_raw.items())
+    for g in gathers:
+        if g.alternative_to is not None and g.alternative_to not in gathers_raw:
+            ctx.fail(gathers_raw[g.name], "alternative_to",
+                     f"gather '{g.name}' of {what} is an alternative to unknown gather '{g.alternative_to}'",
+                     f"name one of: {', '.join(gathers_raw)}")
     outputs: list[tuple[str, str]] = []
     if "outputs" in obj:
         outs = ctx.mapping(obj["outputs"], f"'outputs' of {what}", obj, "outputs")
@@ -192,7 +197,8 @@ def _gather(ctx: _Ctx, name: str, raw: Any, parent: LineDict, what: str) -> Gath
             ctx.fail(obj, flag, f"'{flag}' must be true or false")
     return GatherDef(name=name, kind=kind, target=target, parse=parse, timeout=float(timeout),
                      optional=bool(obj.get("optional", False)), tail=bool(obj.get("tail", False)),
-                     accept_rc=accept_rc, stream=stream, line=obj.line)
+                     accept_rc=accept_rc, stream=stream,
+                     alternative_to=str(obj["alternative_to"]) if obj.get("alternative_to") else None, line=obj.line)
 
 
 def _validate_parse(ctx: _Ctx, obj: LineDict, parse: Any, name: str) -> None:

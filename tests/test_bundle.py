@@ -141,3 +141,33 @@ def test_cli_capture_writes_a_bundle(engine_node: Path, tmp_path: Path) -> None:
     assert f"wrote {out}" in result.output
     manifest = json.loads(read_bundle(out).members["manifest.json"])
     assert manifest["facts"]["kernel"] is None  # the fake root has no /proc/sys/kernel/osrelease
+
+
+def test_hand_written_bundle_with_kernel_log_and_amd_smi_only(tmp_path: Path) -> None:
+    """Issue 3's recipe with the real runbooks: a pasted dmesg and an `amd-smi metric --json`."""
+    from rocmdoctor.testing.formats.amd_smi import render_metric_json
+    from rocmdoctor.testing.formats.kernel import render_dmesg
+    from rocmdoctor.testing.formats.kernel_lines import messages
+    from rocmdoctor.testing.simgpu import mi300x_gpus
+
+    lines = messages("firmware_missing", bdf="0000:05:00.0")
+    gpus = mi300x_gpus(8)
+    gpus[3].gfx_activity, gpus[3].thermal_violation_pct = 100, 35.0
+    d = tmp_path / "ticket"
+    (d / "commands" / "dmesg").mkdir(parents=True)
+    (d / "commands" / "dmesg" / "stdout").write_text(render_dmesg([(12.5 + i, m) for i, m in enumerate(lines)]))
+    (d / "commands" / "amd-smi metric --json").mkdir(parents=True)
+    (d / "commands" / "amd-smi metric --json" / "stdout").write_text(render_metric_json(gpus))
+
+    report = triage_target(TriageRequest(target="", bundle=str(d)))
+    steps = {(rb.runbook_id, s.step_id): s for rb in report.runbooks for s in rb.steps}
+    judged = {k: s for k, s in steps.items() if s.check and s.state != State.UNKNOWN}
+    unknown = [s for s in steps.values() if s.state == State.UNKNOWN]
+    # the pasted evidence is judged ...
+    firmware = [s for s in judged.values() if s.check.check_id == "kernel.amdgpu_firmware"]
+    assert firmware and firmware[0].state == State.FAIL
+    assert any("polaris12_mc.bin" in e for e in firmware[0].check.evidence)
+    # ... and what the bundle does not hold is UNKNOWN "not in bundle", never a pass
+    assert unknown and all("not in bundle" in s.check.message for s in unknown)
+    assert not any(s.state == State.PASS and "not in bundle" in s.check.message for s in steps.values())
+    assert report.exit_status in (2, 3)

@@ -13,12 +13,14 @@ import importlib
 import json
 import pkgutil
 import re
+import threading
 from typing import Any, Callable
 
 ParserFn = Callable[[str], Any]
 
 _REGISTRY: dict[str, tuple[ParserFn, str]] = {}
 _loaded = False
+_lock = threading.Lock()
 
 
 class ParseError(ValueError):
@@ -35,12 +37,17 @@ def parser(name: str) -> Callable[[ParserFn], ParserFn]:
 
 
 def _load_all() -> None:
+    """Import every parser module once; the lock makes threads (sweeps, TUI workers)
+    wait for the registry to be complete instead of seeing it half-filled."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for mod in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{mod.name}")
+    with _lock:
+        if _loaded:
+            return
+        for mod in pkgutil.iter_modules(__path__):
+            importlib.import_module(f"{__name__}.{mod.name}")
+        _loaded = True
 
 
 def get_parser(name: str) -> ParserFn | None:
