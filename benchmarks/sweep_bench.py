@@ -196,6 +196,10 @@ def one_host_triage(fleet) -> dict[str, float]:
     return out
 
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _doc import write_section  # noqa: E402
+
+
 def write_doc(runs: list[Run], triage: dict[str, float], command: str, path: Path, load: str) -> None:
     by = {(r.client, r.n): r for r in runs}
     sizes = sorted({r.n for r in runs})
@@ -211,7 +215,7 @@ def write_doc(runs: list[Run], triage: dict[str, float], command: str, path: Pat
         rd, pm, cl = by[("rocmdoctor", n)], by[("paramiko", n)], by[("clush", n)]
         ratios.append(f"| {n} | {rd.wall / pm.wall:.2f}x | {cl.wall / rd.wall:.2f}x | "
                       f"{rd.cpu / pm.cpu:.2f}x | {(rd.cpu - pm.cpu) * 1000 / n:.1f} |")
-    text = f"""# Sweep benchmark
+    text = f"""## Sweep benchmark
 
 Produced by:
 
@@ -242,7 +246,7 @@ included); "peak RSS" is the sum over the client's process tree, sampled every 5
 | rocmdoctor: one compiled probe ({triage['gathers']:.0f} gathers, {triage['checks']:.0f} checks) | {triage['probe_round_trips']:.0f} | {triage['probe_wall']:.2f} |
 | each check as its own command | {triage['each_round_trips']:.0f} | {triage['each_wall']:.2f} |
 """
-    path.write_text(text)
+    write_section(path, "sweep", text)
 
 
 def _verdict(by: dict, n: int) -> str:

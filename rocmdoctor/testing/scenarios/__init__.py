@@ -31,6 +31,16 @@ class Scenario:
 SCENARIOS: dict[str, Scenario] = {}
 
 
+def from_cases(cases: list[tuple[Any, ...]], runbooks: tuple[str, ...]) -> list[Scenario]:
+    """Scenarios from a runbook module's table of
+    `(name, description, build, decisive step, diagnosis id[, vars])` rows."""
+    out = []
+    for name, description, build, step, diagnosis, *rest in cases:
+        expect = {"step": step, "diagnosis": diagnosis, "vars": dict(rest[0]) if rest else {}}
+        out.append(Scenario(name=name, description=description, build=build, runbooks=runbooks, expect=expect))
+    return out
+
+
 def register(*scenarios: Scenario) -> None:
     """Add scenarios; a name used twice is a bug in the test bed, so it fails loudly."""
     for s in scenarios:

@@ -13,6 +13,7 @@ from typing import Callable
 
 from rocmdoctor.testing.formats.system import render_container_inspect
 from rocmdoctor.testing.scenarios.gpu_not_visible import healthy
+from rocmdoctor.testing.scenarios import from_cases
 from rocmdoctor.testing.simnode import SimNode
 
 RUNBOOK = "container-mount-failure"
@@ -111,20 +112,4 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict[str, str]]] = 
 ]
 
 
-def _register() -> list[object]:
-    """Scenario objects for the shared registry, when it exists (testing.scenarios.Scenario)."""
-    try:
-        from rocmdoctor.testing.scenarios import Scenario  # type: ignore[attr-defined]
-    except ImportError:
-        return []
-    out = []
-    for name, desc, build, step, diag, vars in CASES:
-        expect = {"step": step, "diagnosis": diag, "vars": vars}
-        try:
-            out.append(Scenario(name=name, description=desc, build=build, runbooks=(RUNBOOK,), expect=expect))
-        except TypeError:
-            out.append(Scenario(name, desc, build, (RUNBOOK,), expect))
-    return out
-
-
-SCENARIOS = _register()
+SCENARIOS = from_cases(CASES, (RUNBOOK,))

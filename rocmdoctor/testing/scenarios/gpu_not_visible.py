@@ -14,6 +14,7 @@ from typing import Callable
 from rocmdoctor.testing.formats import amd_smi, kernel, rocminfo
 from rocmdoctor.testing.formats.kernel_lines import messages
 from rocmdoctor.testing.simgpu import SimGPU, mi300x_gpus
+from rocmdoctor.testing.scenarios import from_cases
 from rocmdoctor.testing.simnode import SimNode
 from rocmdoctor.testing.simnode_sysfs import pci_core_tree
 from rocmdoctor.testing.simnode_tools import amdgpu_init_lines
@@ -203,20 +204,4 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict[str, str]]] = 
 ]
 
 
-def _register() -> list[object]:
-    """Scenario objects for the shared registry, when it exists (testing.scenarios.Scenario)."""
-    try:
-        from rocmdoctor.testing.scenarios import Scenario  # type: ignore[attr-defined]
-    except ImportError:
-        return []
-    out = []
-    for name, desc, build, step, diag, vars in CASES:
-        expect = {"step": step, "diagnosis": diag, "vars": vars}
-        try:
-            out.append(Scenario(name=name, description=desc, build=build, runbooks=(RUNBOOK,), expect=expect))
-        except TypeError:
-            out.append(Scenario(name, desc, build, (RUNBOOK,), expect))
-    return out
-
-
-SCENARIOS = _register()
+SCENARIOS = from_cases(CASES, (RUNBOOK,))

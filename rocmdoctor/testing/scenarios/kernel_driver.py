@@ -25,7 +25,7 @@ from typing import Callable
 from rocmdoctor.testing.formats import amd_smi, rocminfo
 from rocmdoctor.testing.formats.kernel_lines import with_bdf
 from rocmdoctor.testing.nodes import healthy_mi300x
-from rocmdoctor.testing.scenarios import Scenario
+from rocmdoctor.testing.scenarios import from_cases
 from rocmdoctor.testing.simnode import SimNode
 from rocmdoctor.testing.simnode_system import UBUNTU_2204_OS_RELEASE
 from rocmdoctor.testing.simnode_tools import _modinfo
@@ -175,6 +175,4 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str]] = [
 ]
 
 
-SCENARIOS = [Scenario(name=name, description=desc, build=build, runbooks=(RUNBOOK,),
-                      expect={"step": step, "diagnosis": diag})
-             for name, desc, build, step, diag in CASES]
+SCENARIOS = from_cases(CASES, (RUNBOOK,))

@@ -18,6 +18,7 @@ from typing import Callable
 from rocmdoctor.testing.formats import amd_smi
 from rocmdoctor.testing.formats.kernel_lines import messages
 from rocmdoctor.testing.simgpu import GIB, SimGPU
+from rocmdoctor.testing.scenarios import from_cases
 from rocmdoctor.testing.simnode import SimNode
 from rocmdoctor.testing.simnode_sysfs import hwmon_index, pci_dir
 from rocmdoctor.testing.scenarios.gpu_oom import healthy
@@ -136,21 +137,5 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str]] = [
 ]
 
 
-def _register() -> list[object]:
-    """Scenario objects for the shared registry, when it exists (testing.scenarios.Scenario)."""
-    try:
-        from rocmdoctor.testing.scenarios import Scenario  # type: ignore[attr-defined]
-    except ImportError:
-        return []
-    out = []
-    for name, desc, build, step, diag in CASES:
-        expect = {"step": step, "diagnosis": diag}
-        runbooks = (RUNBOOK, "gpu-oom") if name == "busy-healthy" else (RUNBOOK,)
-        try:
-            out.append(Scenario(name=name, description=desc, build=build, runbooks=runbooks, expect=expect))
-        except TypeError:
-            out.append(Scenario(name, desc, build, runbooks, expect))
-    return out
-
-
-SCENARIOS = _register()
+SCENARIOS = from_cases([c for c in CASES if c[0] != "busy-healthy"], (RUNBOOK,)) + \
+    from_cases([c for c in CASES if c[0] == "busy-healthy"], (RUNBOOK, "gpu-oom"))
