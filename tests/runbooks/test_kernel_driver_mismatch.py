@@ -283,7 +283,7 @@ def test_demo_targets_run_through_the_core() -> None:
 
     for name, desc, _, step, diag in kd.CASES:
         assert SCENARIOS[name].description == desc and SCENARIOS[name].runbooks == (RUNBOOK,)
-        assert SCENARIOS[name].expect == {"step": step, "diagnosis": diag}
+        assert SCENARIOS[name].expect == {"step": step, "diagnosis": diag, "vars": {}}
     report = triage_target(TriageRequest(target="demo:dkms-wrong-kernel", runbooks=(RUNBOOK,)))
     assert steps(report)["dkms"].state == State.FAIL
     assert "dkms-not-built-for-kernel" in diagnoses(report)
