@@ -31,8 +31,27 @@ def local_user() -> str:
 
 
 class AuditLog:
+    """One JSON line per command. The line goes to the file in one O_APPEND write
+    (atomic, so threads never interleave) and is fsynced; the fsync runs outside
+    the lock, so 64 sweep threads do not queue behind each other's disk flushes."""
+
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_audit_path()
+        self._fd: int | None = None
+
+    def _open(self) -> int:
+        with _lock:
+            if self._fd is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            return self._fd
+
+    def __del__(self) -> None:
+        if self._fd is not None:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
 
     def record(
         self,
@@ -55,10 +74,7 @@ class AuditLog:
         }
         if note:
             entry["note"] = note
-        line = json.dumps(entry, sort_keys=True) + "\n"
-        with _lock:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write(line)
-                fh.flush()
-                os.fsync(fh.fileno())
+        data = (json.dumps(entry, sort_keys=True) + "\n").encode()
+        fd = self._open()
+        os.write(fd, data)
+        os.fsync(fd)

@@ -3,7 +3,6 @@ support engineer asks for first, in one round trip, written as a bundle."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,19 +35,17 @@ def _facts(evidence: dict[str, Evidence]) -> dict[str, Any]:
 
 
 def capture_target(request: TriageRequest, out: Path | None, *, redact: bool = True) -> tuple[Path, Bundle]:
-    from rocmdoctor.catalog import load_catalog
-    from rocmdoctor.compiler import compile_plan
-    from rocmdoctor.targets import TargetOptions, open_target
+    from rocmdoctor.core import compile_request, open_transport
 
-    from rocmdoctor.core import request_vars
-
-    plan = compile_plan(load_catalog(request.paths), request.runbooks, request_vars(request))
+    plan = compile_request(request)
     gathers = list(plan.gathers)
     keys = {g.key for g in gathers}
     gathers += [g for g in EXTRA_GATHERS if g.key not in keys]
-    opts = TargetOptions(rootfs=request.rootfs, sudo=request.sudo, ssh_config=request.ssh_config,
-                         accept_new_host_keys=request.accept_new_host_keys, env=request.env)
-    with open_target(request.target, opts) as transport:
+    if request.bundle:
+        from rocmdoctor.errors import RocmdoctorError
+
+        raise RocmdoctorError("capture reads a live node, not a bundle", "copy the bundle instead")
+    with open_transport(request) as transport:
         evidence = transport.collect(gathers)
         host = transport.host
     bundle = build_bundle(host, gathers, evidence, redact=redact, facts=_facts(evidence))
@@ -62,4 +59,4 @@ def capture_target(request: TriageRequest, out: Path | None, *, redact: bool = T
     return write_bundle(bundle, out), bundle
 
 
-__all__ = ["capture_target", "EXTRA_GATHERS", "replace"]
+__all__ = ["capture_target", "EXTRA_GATHERS"]

@@ -4,10 +4,14 @@ runbooks, triage. The CLI, the TUI and the sweep all come through here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rocmdoctor.events import EventSink
 from rocmdoctor.triage import Approver, TriageReport, decline_all, run_triage
+
+if TYPE_CHECKING:
+    from rocmdoctor.compiler import Plan
+    from rocmdoctor.transports.base import Transport
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,28 @@ def _noop(event: object) -> None:
     pass
 
 
+def compile_request(request: TriageRequest) -> "Plan":
+    """Load the catalog (built-in plus --path dirs) and compile the requested runbooks."""
+    from rocmdoctor.catalog import load_catalog
+    from rocmdoctor.compiler import compile_plan
+
+    return compile_plan(load_catalog(request.paths), request.runbooks, request_vars(request))
+
+
+def open_transport(request: TriageRequest) -> "Transport":
+    """The transport for a request: a bundle (--from), or the target (local, demo:, SSH)."""
+    if request.bundle:
+        from rocmdoctor.transports.replay import open_bundle
+
+        return open_bundle(request.bundle)
+    from rocmdoctor.targets import TargetOptions, open_target
+
+    opts = TargetOptions(rootfs=request.rootfs, dry_run=request.dry_run, sudo=request.sudo,
+                         ssh_config=request.ssh_config, accept_new_host_keys=request.accept_new_host_keys,
+                         env=request.env)
+    return open_target(request.target, opts)
+
+
 def request_vars(request: TriageRequest) -> dict[str, Any]:
     """The user's variables, over a demo node's own (so `demo:gpu-fell-off-bus` shows its fault)."""
     if request.target.startswith("demo:") and not request.bundle:
@@ -47,12 +73,7 @@ def triage_target(
     on_event: EventSink = _noop,
     interactive_output: bool = False,
 ) -> TriageReport:
-    from rocmdoctor.catalog import load_catalog
-    from rocmdoctor.compiler import compile_plan
-    from rocmdoctor.targets import TargetOptions, open_target
-
-    catalog = load_catalog(request.paths)
-    plan = compile_plan(catalog, request.runbooks, request_vars(request))
+    plan = compile_request(request)
     if approver is None:
         if request.fix:
             from rocmdoctor.cli_approve import prompt_approver
@@ -60,15 +81,7 @@ def triage_target(
             approver = prompt_approver(auto_approve=request.yes)
         else:
             approver = decline_all
-    if request.bundle:
-        from rocmdoctor.transports.replay import open_bundle
-
-        transport = open_bundle(request.bundle)
-    else:
-        opts = TargetOptions(rootfs=request.rootfs, dry_run=request.dry_run, sudo=request.sudo,
-                             ssh_config=request.ssh_config, accept_new_host_keys=request.accept_new_host_keys,
-                             env=request.env)
-        transport = open_target(request.target, opts)
+    transport = open_transport(request)
     with transport:
         return run_triage(transport, plan, target=request.target if not request.bundle else transport.host,
                           fix=request.fix or request.dry_run, approver=approver, on_event=on_event)

@@ -126,7 +126,6 @@ EventSink = Callable[[Event], None]
 def event_from_dict(data: dict[str, Any]) -> Event:
     """Rebuild an event from its journal line (nested value objects included)."""
     from rocmdoctor import results as r
-    from rocmdoctor.status import State
 
     cls = EVENT_TYPES[data["event"]]
     kwargs: dict[str, Any] = {}
@@ -150,7 +149,6 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         elif f.name == "runbooks":
             v = tuple(v)
         kwargs[f.name] = v
-    _ = State
     return cls(**kwargs)
 
 

@@ -190,7 +190,12 @@ def run_sweep(
     """Sweep `hosts`; returns when all have a result or the deadline (+grace) has passed."""
     from rocmdoctor.parsers import parser_names
 
-    parser_names()  # load the parser registry before the threads race to (its lazy load is not locked)
+    # Do the one-time work (parser registry, SSH modules, ssh_config) before the threads
+    # start: done lazily, 64 threads would queue on import and set-up locks.
+    parser_names()
+    prepare = getattr(opener, "prepare", None)
+    if prepare is not None:
+        prepare(hosts)
     t0 = time.monotonic()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     end_at = t0 + deadline if deadline else None

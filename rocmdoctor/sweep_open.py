@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from rocmdoctor.audit import AuditLog
 from rocmdoctor.inventory import HostSpec
@@ -62,6 +62,16 @@ class FleetOpener:
         self.dry_run = dry_run
         self._context: Any = None
         self._lock = threading.Lock()
+
+    def prepare(self, hosts: "Sequence[HostSpec]") -> None:
+        """Load the SSH stack and parse ssh_config once, before the fan-out starts."""
+        if any(h.name != "local" and not h.name.startswith("demo:") for h in hosts):
+            import fabric  # noqa: F401
+            import paramiko  # noqa: F401
+
+            import rocmdoctor.transports.ssh  # noqa: F401
+
+            self.context()
 
     def context(self) -> Any:
         """The shared SSHContext, created on first SSH host (so local sweeps never load paramiko)."""

@@ -31,7 +31,6 @@ from rocmdoctor.results import (
     Evidence,
     RemediationPlan,
     RunbookReport,
-    to_jsonable,
 )
 from rocmdoctor.status import ExitStatus, State, exit_status_for, worst
 from rocmdoctor.transports.base import Transport
@@ -178,12 +177,7 @@ def proposed_plans(reports: list[RunbookReport] | tuple[RunbookReport, ...]) -> 
 def remediate(transport: Transport, plan: Plan, reports: list[RunbookReport], approver: Approver,
               on_event: EventSink) -> list[RemediationOutcome]:
     """Offer each proposed remediation; run approved ones one by one, each verified."""
-    host = transport.host
-    outcomes = []
-    for p in proposed_plans(reports):
-        outcomes.append(apply_remediation(transport, plan, p, approver, on_event))
-    _ = host
-    return outcomes
+    return [apply_remediation(transport, plan, p, approver, on_event) for p in proposed_plans(reports)]
 
 
 def apply_remediation(transport: Transport, plan: Plan, p: RemediationPlan, approver: Approver,
@@ -208,4 +202,4 @@ def apply_remediation(transport: Transport, plan: Plan, p: RemediationPlan, appr
     return RemediationOutcome(p, decision, result, verify)
 
 
-__all__ = ["run_triage", "TriageReport", "RemediationOutcome", "Decision", "Approver", "to_jsonable"]
+__all__ = ["run_triage", "TriageReport", "RemediationOutcome", "Decision", "Approver"]

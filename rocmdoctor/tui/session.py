@@ -24,29 +24,24 @@ TransportFactory = Callable[[TriageRequest], Transport]
 
 def open_request_transport(request: TriageRequest) -> Transport:
     """The transport `core.triage_target` would use for this request."""
-    from rocmdoctor.targets import TargetOptions, open_target
+    from rocmdoctor.core import open_transport
 
-    if request.bundle:
-        from rocmdoctor.bundle import open_bundle  # type: ignore[import-not-found]
-
-        return open_bundle(request.bundle)
-    opts = TargetOptions(rootfs=request.rootfs, dry_run=request.dry_run, sudo=request.sudo,
-                         ssh_config=request.ssh_config, accept_new_host_keys=request.accept_new_host_keys,
-                         env=request.env)
-    return open_target(request.target, opts)
+    return open_transport(request)
 
 
 class IncidentSession:
     def __init__(self, request: TriageRequest, *, incidents_dir: str | None = None,
                  open_transport: TransportFactory = open_request_transport) -> None:
         from rocmdoctor.catalog import load_catalog
-        from rocmdoctor.compiler import compile_plan
+        from rocmdoctor.core import request_vars
 
         self.request = request
         # loading and compiling read only local files: done up front so a bad
         # runbook is a one-line error before the screen opens
         self.catalog = load_catalog(request.paths)
-        self.plan = compile_plan(self.catalog, request.runbooks, request.vars)
+        from rocmdoctor.compiler import compile_plan
+
+        self.plan = compile_plan(self.catalog, request.runbooks, request_vars(request))
         self.journal: Journal = incident_for_request(request, front_end="tui", base=incidents_dir)
         self._open_transport = open_transport
         self.transport: Transport | None = None
@@ -68,9 +63,10 @@ class IncidentSession:
 
     def triage(self, forward: EventSink, runbook_ids: tuple[str, ...] = ()) -> TriageReport:
         from rocmdoctor.compiler import compile_plan
+        from rocmdoctor.core import request_vars
 
         transport = self.connect()
-        plan = compile_plan(self.catalog, list(runbook_ids), self.request.vars) if runbook_ids else self.plan
+        plan = compile_plan(self.catalog, list(runbook_ids), request_vars(self.request)) if runbook_ids else self.plan
         return run_triage(transport, plan, target=self.request.target, fix=False, on_event=self._sink(forward))
 
     def remediate(self, plan: RemediationPlan, decision: Decision, forward: EventSink) -> RemediationOutcome:
