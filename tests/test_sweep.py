@@ -190,3 +190,25 @@ def test_per_host_vars_compile_once_per_distinct_set(node_root: Path) -> None:
     result = run_sweep(hosts, plan_for=plans, opener=_opener(node_root, threading.Event()), fanout=3, timeout=10)
     assert result.state == State.PASS and plans.compiled == 2
     assert plans(hosts[0]).vars["expect_gpus"] == "8"
+
+
+def test_1000_hosts_at_fanout_64_none_lost(tmp_path: Path) -> None:
+    """Issue 5: concurrent connection set-up once lost hosts at random (25 of 500); here
+    every one of 1000 loopback hosts must come back with its probe answered."""
+    if not sshd_available():
+        pytest.skip("openssh-server is not installed (CI installs it with apt)")
+    big = build_fleet(tmp_path / "fleet", 1000, healthy_kinds=("healthy",))
+    try:
+        plans = PlanCache(load_catalog([CATALOG]), ["sweep_test"], {})
+        opener = FleetOpener(ssh_config=str(big.ssh_config), connect_timeout=30.0,
+                             audit=AuditLog(tmp_path / "audit.log"))
+        result = run_sweep(resolve_targets(["node[001-999]", "node1000"]),
+                           plan_for=plans, opener=opener, fanout=64, timeout=60.0, deadline=300.0,
+                           runbooks=("sweep_test",), retries=opener.retries)
+        opener.close()
+    finally:
+        big.stop()
+    assert len(result.hosts) == 1000
+    lost = [(h.host, h.reason, h.message[:120]) for h in result.hosts if h.state != State.PASS]
+    assert lost == []
+    assert all(h.round_trips == 1 for h in result.hosts)
