@@ -26,7 +26,7 @@ def state_text(state: State) -> str:
 
 
 def print_report(console: "Console", report: "TriageReport", *, verbose: bool = False) -> None:
-    """Worst runbook first; within a runbook, failing steps with their evidence and
+    """Worst runbook first (diagnosed ones first among equals); within a runbook, failing steps with their evidence and
     diagnoses, and passing steps folded into a count (all shown with --verbose)."""
     from rich.markup import escape
 
@@ -46,7 +46,8 @@ def _print_runbooks(console: "Console", runbooks: "tuple[RunbookReport, ...] | l
                     verbose: bool, diagnoses: bool = True) -> None:
     from rich.markup import escape
 
-    for rb in sorted(runbooks, key=lambda r: -r.state.severity):
+    shown: dict[str, str] = {}  # check id -> runbook where its evidence was printed
+    for rb in sorted(runbooks, key=lambda r: (-r.state.severity, -len(r.diagnoses))):
         console.print()
         counts = _counts(rb.steps)
         console.print(f"{state_text(rb.state)} [bold]{escape(rb.runbook_id)}[/]  {escape(rb.title)}  [dim]{counts}[/]")
@@ -64,10 +65,14 @@ def _print_runbooks(console: "Console", runbooks: "tuple[RunbookReport, ...] | l
             if c.state == State.PASS and not verbose and step.step_id not in by_step:
                 folded += 1
                 continue
-            console.print(f"    {state_text(c.state)} {escape(c.title)}: {escape(c.message)}")
-            if c.state != State.PASS or verbose:
-                for line in c.evidence[:8]:
-                    console.print(f"              [dim]└ {escape(line)}[/]")
+            if c.check_id in shown:  # a check shared by several runbooks: its evidence once
+                console.print(f"    {state_text(c.state)} {escape(c.title)} [dim](as in {escape(shown[c.check_id])} above)[/]")
+            else:
+                shown[c.check_id] = rb.runbook_id
+                console.print(f"    {state_text(c.state)} {escape(c.title)}: {escape(c.message)}")
+                if c.state != State.PASS or verbose:
+                    for line in c.evidence[:8]:
+                        console.print(f"              [dim]└ {escape(line)}[/]")
             for d in by_step.get(step.step_id, []) if diagnoses else ():
                 _print_diagnosis(console, d)
         if folded and rb.state != State.PASS:
