@@ -12,12 +12,8 @@ from typing import Any
 
 from rocmdoctor.definitions import (
     CheckDef,
-    DiagnosisDef,
     GatherDef,
-    RemediationDef,
     RuleDef,
-    RunbookDef,
-    StepDef,
 )
 from rocmdoctor.errors import DefinitionError
 from rocmdoctor.expressions import check_syntax

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.parsers import ParseError, get_parser
+from rocmdoctor.parsers import ParseError
 
 OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
 

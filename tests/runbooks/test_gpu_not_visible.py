@@ -15,7 +15,6 @@ from rocmdoctor.catalog import load_catalog
 from rocmdoctor.compiler import compile_plan
 from rocmdoctor.status import ExitStatus, State
 from rocmdoctor.testing.scenarios import gpu_not_visible as gnv
-from rocmdoctor.testing.simgpu import mi300x_gpus
 from rocmdoctor.testing.nodes import healthy_no_gpu
 from rocmdoctor.testing.simnode import SimNode, sim_transport
 from rocmdoctor.triage import Decision, TriageReport, run_triage

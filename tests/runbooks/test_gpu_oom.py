@@ -5,7 +5,6 @@ approval, and the verify check then passes."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest

@@ -82,17 +82,16 @@ LOOKALIKES = [
 # --- nodes ------------------------------------------------------------------------------
 import atexit
 import os
-import shlex
 import subprocess
 from pathlib import Path
 from typing import Callable
 
 from rocmdoctor.testing.formats import amd_smi, system
 from rocmdoctor.testing.formats.kernel_lines import messages
-from rocmdoctor.testing.simgpu import GIB, MIB, SimProcess
+from rocmdoctor.testing.simgpu import GIB, SimProcess
 from rocmdoctor.testing.scenarios import from_cases
 from rocmdoctor.testing.simnode import SimNode
-from rocmdoctor.testing.simnode_sysfs import gpu_id, pci_dir
+from rocmdoctor.testing.simnode_sysfs import gpu_id
 
 RUNBOOK = "gpu-oom"
 JOB_LOG = "/home/alice/jobs/train-4243.out"
@@ -295,4 +294,3 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict]] = [
 
 
 SCENARIOS = from_cases(CASES, (RUNBOOK,))
-_ = (shlex, MIB)
