@@ -127,3 +127,18 @@ def test_missing_explicit_config_is_a_clear_error(tmp_path):
 ])
 def test_parse_jump(spec, expected):
     assert parse_jump(spec) == expected
+
+
+def test_environment_names_are_never_spliced_unchecked(tmp_path) -> None:
+    """Values are shell-quoted; names cannot be, so a bad name is refused outright."""
+    import pytest
+
+    from rocmdoctor.errors import TargetError
+    from rocmdoctor.transports.ssh import SSHTransport
+
+    cfg = tmp_path / "ssh_config"
+    cfg.write_text("Host node1\n  HostName 127.0.0.1\n")
+    ok = SSHTransport("node1", ssh_config=str(cfg), env={"ROCR_VISIBLE_DEVICES": "$(touch /tmp/x)"})
+    assert ok.remote_command("true", sudo=False) == "export ROCR_VISIBLE_DEVICES='$(touch /tmp/x)'; true"
+    with pytest.raises(TargetError, match="bad environment variable name 'X;touch /tmp/pwned;Y'"):
+        SSHTransport("node1", ssh_config=str(cfg), env={"X;touch /tmp/pwned;Y": "1"})
