@@ -214,32 +214,29 @@ def check_syntax(source: str, kind: str) -> str | None:
     return None
 
 
-def evaluate(source: str, scope: dict[str, Any]) -> Any:
+_EVAL_ERRORS = (TemplateError, TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError)
+
+
+def _run(source: str, fn: Any) -> Any:
+    """Call `fn`; whatever a template does wrong becomes one ExpressionError naming it."""
     try:
-        return _compiled_expr(source)(**scope)
-    except TemplateError as exc:
-        raise ExpressionError(f"{source!r}: {exc.message or exc}") from None
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError) as exc:
-        raise ExpressionError(f"{source!r}: {exc}") from None
+        return fn()
+    except _EVAL_ERRORS as exc:
+        detail = exc.message if isinstance(exc, TemplateError) and exc.message else exc
+        raise ExpressionError(f"{source!r}: {detail}") from None
+
+
+def evaluate(source: str, scope: dict[str, Any]) -> Any:
+    return _run(source, lambda: _compiled_expr(source)(**scope))
 
 
 def render_text(source: str, scope: dict[str, Any]) -> str:
-    try:
-        return _compiled_text(source).render(**scope).strip()
-    except TemplateError as exc:
-        raise ExpressionError(f"{source!r}: {exc.message or exc}") from None
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError) as exc:
-        raise ExpressionError(f"{source!r}: {exc}") from None
+    return str(_run(source, lambda: _compiled_text(source).render(**scope))).strip()
 
 
 def render_shell(source: str, scope: dict[str, Any]) -> str:
     """Render a command template; every interpolated value is shell-quoted."""
-    try:
-        return _compiled_shell(source).render(**scope).strip()
-    except TemplateError as exc:
-        raise ExpressionError(f"{source!r}: {exc.message or exc}") from None
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
-        raise ExpressionError(f"{source!r}: {exc}") from None
+    return str(_run(source, lambda: _compiled_shell(source).render(**scope))).strip()
 
 
 def step_references(source: str, wrap: bool = True) -> set[str]:

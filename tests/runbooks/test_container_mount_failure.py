@@ -8,33 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.audit import AuditLog
 from rocmdoctor.catalog import load_catalog
 from rocmdoctor.compiler import compile_plan
 from rocmdoctor.status import ExitStatus, State
 from rocmdoctor.testing.scenarios import container_mount as cm
 from rocmdoctor.testing.nodes import healthy_no_gpu
-from rocmdoctor.testing.simnode import SimNode, sim_transport
-from rocmdoctor.triage import TriageReport, run_triage
+from rocmdoctor.testing.simnode import SimNode
+from rocmdoctor.testing.triage_helpers import diagnoses, steps, triage_node
+from rocmdoctor.triage import TriageReport
 
 RUNBOOK = cm.RUNBOOK
 
 
 def triage(node: SimNode, tmp_path: Path, vars: dict | None = None) -> TriageReport:
-    plan = compile_plan(load_catalog(), [RUNBOOK], vars or {})
-    root = node.materialize(tmp_path / "node")
-    with sim_transport(root, audit=AuditLog(tmp_path / "audit.log")) as t:
-        return run_triage(t, plan)
+    return triage_node(node, tmp_path, compile_plan(load_catalog(), [RUNBOOK], vars or {}))[1]
 
-
-def steps(report: TriageReport) -> dict:
-    (rb,) = report.runbooks
-    return {s.step_id: s for s in rb.steps}
-
-
-def diagnoses(report: TriageReport) -> dict:
-    (rb,) = report.runbooks
-    return {d.diagnosis_id: d for d in rb.diagnoses}
 
 
 EXPECT = {

@@ -13,6 +13,7 @@ from rocmdoctor.core import TriageRequest, triage_target
 from rocmdoctor.paths import cache_dir
 from rocmdoctor.status import ExitStatus, State
 from rocmdoctor.testing.scenarios import gpu_oom as oom
+from rocmdoctor.testing.triage_helpers import diagnoses, steps
 from rocmdoctor.triage import Decision, TriageReport
 
 RB = "gpu-oom"
@@ -28,15 +29,6 @@ def triage(name: str, vars: dict | None = None, approver=None, **kw) -> TriageRe
     return triage_target(TriageRequest(target=f"demo:{name}", runbooks=(RB,), vars=vars or {}, **kw),
                          approver=approver)
 
-
-def steps(report: TriageReport) -> dict:
-    (rb,) = report.runbooks
-    return {s.step_id: s for s in rb.steps}
-
-
-def diagnoses(report: TriageReport) -> dict:
-    (rb,) = report.runbooks
-    return {d.diagnosis_id: d for d in rb.diagnoses}
 
 
 def demo_root(name: str) -> Path:

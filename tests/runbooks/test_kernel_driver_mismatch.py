@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.audit import AuditLog
 from rocmdoctor.catalog import load_catalog
 from rocmdoctor.compiler import compile_plan
 from rocmdoctor.status import ExitStatus, State
 from rocmdoctor.testing.nodes import healthy_no_gpu
 from rocmdoctor.testing.scenarios import kernel_driver as kd
-from rocmdoctor.testing.simnode import SimNode, sim_transport
-from rocmdoctor.triage import Decision, TriageReport, run_triage
+from rocmdoctor.testing.simnode import SimNode
+from rocmdoctor.testing.triage_helpers import diagnoses, evidence, steps, triage_node
+from rocmdoctor.triage import TriageReport
 
 RUNBOOK = kd.RUNBOOK
 
@@ -29,25 +29,8 @@ def plan():
 
 def triage(node: SimNode, tmp_path: Path, plan, *, fix: bool = False, approve: bool = True,
            dry_run: bool = False) -> tuple[Path, TriageReport]:
-    root = node.materialize(tmp_path / "node")
-    t = sim_transport(root, audit=AuditLog(tmp_path / "audit.log"), dry_run=dry_run)
-    approver = lambda p, host: Decision(approve, "tester", "" if approve else "declined")  # noqa: E731
-    with t:
-        return root, run_triage(t, plan, fix=fix, approver=approver)
+    return triage_node(node, tmp_path, plan, fix=fix, approve=approve, dry_run=dry_run)
 
-
-def steps(report: TriageReport) -> dict:
-    (rb,) = report.runbooks
-    return {s.step_id: s for s in rb.steps}
-
-
-def diagnoses(report: TriageReport) -> dict:
-    (rb,) = report.runbooks
-    return {d.diagnosis_id: d for d in rb.diagnoses}
-
-
-def evidence(step) -> str:
-    return "\n".join(step.check.evidence)
 
 
 # --- each root cause -------------------------------------------------------------------------

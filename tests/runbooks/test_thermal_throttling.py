@@ -12,6 +12,7 @@ import pytest
 from rocmdoctor.core import TriageRequest, triage_target
 from rocmdoctor.paths import cache_dir
 from rocmdoctor.status import ExitStatus, State
+from rocmdoctor.testing.triage_helpers import diagnoses, steps
 from rocmdoctor.triage import Decision, TriageReport
 
 RB = "thermal-throttling"
@@ -21,15 +22,6 @@ CAP = "sys/devices/pci0000:00/0000:85:00.0/hwmon/hwmon6/power1_cap"
 def triage(name: str, approver=None, **kw) -> TriageReport:
     return triage_target(TriageRequest(target=f"demo:{name}", runbooks=(RB,), **kw), approver=approver)
 
-
-def steps(report: TriageReport) -> dict:
-    (rb,) = report.runbooks
-    return {s.step_id: s for s in rb.steps}
-
-
-def diagnoses(report: TriageReport) -> dict:
-    (rb,) = report.runbooks
-    return {d.diagnosis_id: d for d in rb.diagnoses}
 
 
 def demo_roots(name: str) -> list[Path]:

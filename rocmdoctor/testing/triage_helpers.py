@@ -1,0 +1,41 @@
+"""Helpers the runbook tests share: triage a simulated node, then look up its
+steps, diagnoses and evidence by id (one runbook per report)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rocmdoctor.audit import AuditLog
+from rocmdoctor.compiler import Plan
+from rocmdoctor.results import Diagnosis, StepResult
+from rocmdoctor.testing.simnode import SimNode, sim_transport
+from rocmdoctor.triage import Decision, TriageReport, run_triage
+
+
+def triage_node(node: SimNode, directory: Path, plan: Plan, *, fix: bool = False, approve: bool = True,
+                dry_run: bool = False) -> tuple[Path, TriageReport]:
+    """Materialize `node` under `directory`, triage it (approving or declining every fix)."""
+    root = node.materialize(directory / "node")
+    transport = sim_transport(root, audit=AuditLog(directory / "audit.log"), dry_run=dry_run)
+
+    def approver(plan: Any, host: str) -> Decision:
+        return Decision(approve, "tester", "" if approve else "declined")
+
+    with transport:
+        return root, run_triage(transport, plan, fix=fix, approver=approver)
+
+
+def steps(report: TriageReport) -> dict[str, StepResult]:
+    (rb,) = report.runbooks
+    return {s.step_id: s for s in rb.steps}
+
+
+def diagnoses(report: TriageReport) -> dict[str, Diagnosis]:
+    (rb,) = report.runbooks
+    return {d.diagnosis_id: d for d in rb.diagnoses}
+
+
+def evidence(step: StepResult) -> str:
+    assert step.check is not None, f"step {step.step_id} was skipped: {step.skipped_because}"
+    return "\n".join(step.check.evidence)
