@@ -45,18 +45,9 @@ def write_atomic(path: str | os.PathLike[str], text: str, mode: int = 0o644) -> 
         from rocmdoctor.errors import RocmdoctorError
 
         raise RocmdoctorError(f"-o {path}: directory {directory} does not exist", "create it, or pick another path")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from rocmdoctor.fileio import write_atomic as replace_file
+
+    replace_file(target, text, mode)
 
 
 def write_output(text: str, path: str | None) -> None:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import fcntl
 import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
+from rocmdoctor.fileio import write_atomic
 from rocmdoctor.transports.ssh_errors import HostKeyError
 
 _write_lock = threading.Lock()
@@ -83,19 +83,8 @@ class KnownHosts:
                         return
                     if old and not old.endswith(b"\n"):
                         old += b"\n"
-                    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".known_hosts.")
-                    try:
-                        with os.fdopen(fd, "wb") as fh:
-                            fh.write(old + line.encode())
-                            fh.flush()
-                            os.fsync(fh.fileno())
-                        mode = target.stat().st_mode & 0o777 if target.exists() else 0o600
-                        os.chmod(tmp, mode)
-                        os.replace(tmp, target)
-                    except BaseException:
-                        if os.path.exists(tmp):
-                            os.unlink(tmp)
-                        raise
+                    mode = target.stat().st_mode & 0o777 if target.exists() else 0o600
+                    write_atomic(target, old + line.encode(), mode)
                     with self._lock:
                         self._keys.add(name, key.get_name(), key)
                 finally:
