@@ -58,9 +58,13 @@ def list_incidents(
         from rocmdoctor.status import State
 
         table = Table(box=None, pad_edge=False)
-        for col in ("ID", "STARTED (UTC)", "TARGET", "STATE", "VIA"):
-            table.add_column(col, no_wrap=True)
-        table.add_column("CAUSE", overflow="fold")
+        # ids and times are what people copy: never cut them; the cause folds instead
+        table.add_column("ID", no_wrap=True, min_width=20)
+        table.add_column("STARTED (UTC)", no_wrap=True, min_width=19)
+        table.add_column("TARGET", no_wrap=True, max_width=24, overflow="ellipsis")
+        table.add_column("STATE", no_wrap=True, min_width=9)
+        table.add_column("VIA", no_wrap=True)
+        table.add_column("CAUSE", overflow="fold", ratio=1)
         for r in rows:
             st = State(r["state"])
             table.add_row(r["id"], utc(r["started"]), r["target"], f"[{STYLE[st]}]{st.symbol} {st.value}[/]",
