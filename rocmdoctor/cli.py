@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 
 from rocmdoctor import __version__
-from rocmdoctor.cli_common import handle_errors, out_console, parse_vars
+from rocmdoctor.cli_common import AcceptNewOpt, PathOpt, RootfsOpt, RunbookOpt, SSHConfigOpt, VarOpt, handle_errors, out_console, parse_vars
 
 app = typer.Typer(
     name="rocmdoctor",
@@ -44,19 +44,19 @@ def main_callback(
 @app.command()
 def triage(
     target: Optional[str] = typer.Argument(None, help="local, demo:NAME, or an SSH host / ssh_config alias."),
-    runbook: Optional[List[str]] = typer.Option(None, "--runbook", "-r", help="Runbook id (repeatable); default all."),
+    runbook: Optional[List[str]] = RunbookOpt,
     fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
     fix: bool = typer.Option(False, "--fix", help="Offer each proposed remediation, run it after approval, verify it."),
     yes: bool = typer.Option(False, "--yes", "-y", help="With --fix: approve low and medium risk remediations."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the remediation plan; change nothing on the node."),
-    var: Optional[List[str]] = typer.Option(None, "--var", help="Runbook variable NAME=VALUE (repeatable)."),
+    var: Optional[List[str]] = VarOpt,
     expect_gpus: Optional[int] = typer.Option(None, "--expect-gpus", help="GPUs this node should have."),
     log: Optional[str] = typer.Option(None, "--log", help="Application log on the node to scan for GPU OOM."),
     container: Optional[str] = typer.Option(None, "--container", help="Container to inspect (docker/podman)."),
-    rootfs: str = typer.Option("", "--rootfs", help="Read /sys, /proc, /dev, /etc under this directory."),
-    path: Optional[List[str]] = typer.Option(None, "--path", help="Extra directory of checks/runbooks."),
-    ssh_config: Optional[str] = typer.Option(None, "--ssh-config", help="OpenSSH config file (default ~/.ssh/config)."),
-    accept_new_host_keys: bool = typer.Option(False, "--accept-new-host-keys", help="Trust unknown host keys (OpenSSH accept-new); changed keys are always refused."),
+    rootfs: str = RootfsOpt,
+    path: Optional[List[str]] = PathOpt,
+    ssh_config: Optional[str] = SSHConfigOpt,
+    accept_new_host_keys: bool = AcceptNewOpt,
     sudo: bool = typer.Option(False, "--sudo", help="Run the probe and remediations with sudo -n."),
     from_bundle: Optional[str] = typer.Option(None, "--from", help="Triage a captured bundle (.tar.gz) instead of a live node."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show passing evidence and skipped steps."),

@@ -7,19 +7,19 @@ from typing import List, Optional
 
 import typer
 
-from rocmdoctor.cli_common import handle_errors, parse_vars
+from rocmdoctor.cli_common import AcceptNewOpt, RootfsOpt, RunbookOpt, SSHConfigOpt, TargetArg, VarOpt, handle_errors, parse_vars
 
 
 def capture(
-    target: str = typer.Argument(..., help="local, demo:NAME, or an SSH host / ssh_config alias."),
+    target: str = TargetArg,
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Bundle to write (.tar.gz)."),
-    runbook: Optional[List[str]] = typer.Option(None, "--runbook", "-r", help="Runbook id (repeatable); default all."),
-    var: Optional[List[str]] = typer.Option(None, "--var", help="Runbook variable NAME=VALUE (repeatable)."),
+    runbook: Optional[List[str]] = RunbookOpt,
+    var: Optional[List[str]] = VarOpt,
     log: Optional[str] = typer.Option(None, "--log", help="Application log on the node to include."),
     no_redact: bool = typer.Option(False, "--no-redact", help="Keep values whose names look secret."),
-    rootfs: str = typer.Option("", "--rootfs", help="Read /sys, /proc, /dev, /etc under this directory."),
-    ssh_config: Optional[str] = typer.Option(None, "--ssh-config", help="OpenSSH config file."),
-    accept_new_host_keys: bool = typer.Option(False, "--accept-new-host-keys", help="Trust unknown host keys."),
+    rootfs: str = RootfsOpt,
+    ssh_config: Optional[str] = SSHConfigOpt,
+    accept_new_host_keys: bool = AcceptNewOpt,
     sudo: bool = typer.Option(False, "--sudo", help="Gather with sudo -n."),
 ) -> None:
     """Capture a node's evidence once (one round trip) into a bundle to triage later.

@@ -8,13 +8,13 @@ from typing import List, Optional
 
 import typer
 
-from rocmdoctor.cli_common import handle_errors, parse_vars
+from rocmdoctor.cli_common import PathOpt, handle_errors, parse_vars
 
 runbooks_app = typer.Typer(help="List, show, validate and compile runbooks.", no_args_is_help=True)
 checks_app = typer.Typer(help="List and show checks and parsers.", no_args_is_help=True)
 demo_app = typer.Typer(help="Built-in simulated incident nodes (targets demo:NAME).", no_args_is_help=True)
 
-PathOpt = typer.Option(None, "--path", help="Extra directory of checks/runbooks.")
+
 
 
 def _catalog(path: Optional[List[str]]):  # type: ignore[no-untyped-def]

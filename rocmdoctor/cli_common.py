@@ -47,3 +47,15 @@ def parse_vars(pairs: list[str] | None) -> dict[str, str]:
         k, v = pair.split("=", 1)
         out[k.strip()] = v
     return out
+
+
+# Options shared by triage, tui, capture and sweep: declared once so their names and
+# help read the same everywhere (typer only reads these objects, so they can be reused).
+TargetArg = typer.Argument(..., help="local, demo:NAME, or an SSH host / ssh_config alias.")
+RunbookOpt = typer.Option(None, "--runbook", "-r", help="Runbook id (repeatable); default all.")
+VarOpt = typer.Option(None, "--var", help="Runbook variable NAME=VALUE (repeatable).")
+PathOpt = typer.Option(None, "--path", help="Extra directory of checks/runbooks.")
+SSHConfigOpt = typer.Option(None, "--ssh-config", help="OpenSSH config file (default ~/.ssh/config).")
+AcceptNewOpt = typer.Option(False, "--accept-new-host-keys",
+                            help="Trust unknown host keys (OpenSSH accept-new); changed keys are always refused.")
+RootfsOpt = typer.Option("", "--rootfs", help="Read /sys, /proc, /dev, /etc under this directory.")

@@ -13,7 +13,7 @@ from typing import List, Optional
 
 import typer
 
-from rocmdoctor.cli_common import handle_errors, out_console, parse_vars
+from rocmdoctor.cli_common import AcceptNewOpt, PathOpt, RootfsOpt, RunbookOpt, SSHConfigOpt, TargetArg, VarOpt, handle_errors, out_console, parse_vars
 
 incidents_app = typer.Typer(help="Incident journals: every triage and TUI session is one.",
                             no_args_is_help=True, rich_markup_mode=None)
@@ -150,14 +150,14 @@ def postmortem(
 
 
 def tui(
-    target: str = typer.Argument(..., help="local, demo:NAME, or an SSH host / ssh_config alias."),
-    runbook: Optional[List[str]] = typer.Option(None, "--runbook", "-r", help="Runbook id (repeatable); default all."),
-    var: Optional[List[str]] = typer.Option(None, "--var", help="Runbook variable NAME=VALUE (repeatable)."),
+    target: str = TargetArg,
+    runbook: Optional[List[str]] = RunbookOpt,
+    var: Optional[List[str]] = VarOpt,
     expect_gpus: Optional[int] = typer.Option(None, "--expect-gpus", help="GPUs this node should have."),
-    rootfs: str = typer.Option("", "--rootfs", help="Read /sys, /proc, /dev, /etc under this directory."),
-    path: Optional[List[str]] = typer.Option(None, "--path", help="Extra directory of checks/runbooks."),
-    ssh_config: Optional[str] = typer.Option(None, "--ssh-config", help="OpenSSH config file."),
-    accept_new_host_keys: bool = typer.Option(False, "--accept-new-host-keys", help="Trust unknown host keys."),
+    rootfs: str = RootfsOpt,
+    path: Optional[List[str]] = PathOpt,
+    ssh_config: Optional[str] = SSHConfigOpt,
+    accept_new_host_keys: bool = AcceptNewOpt,
     sudo: bool = typer.Option(False, "--sudo", help="Run the probe and remediations with sudo -n."),
     incidents_dir: Optional[str] = typer.Option(None, "--incidents-dir", help=_DIR_HELP),
 ) -> None:

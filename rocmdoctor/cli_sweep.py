@@ -11,6 +11,8 @@ from typing import List, Optional
 
 import typer
 
+from rocmdoctor.cli_common import AcceptNewOpt, PathOpt, RunbookOpt, SSHConfigOpt
+
 
 def sweep(
     targets: List[str] = typer.Argument(..., help="Hosts, hostlist expressions (node[001-168]), @FILE inventories, or `local`."),
@@ -19,14 +21,14 @@ def sweep(
     deadline: Optional[float] = typer.Option(None, "--deadline", min=1.0, help="Whole-sweep deadline in seconds; hosts not done by then are UNKNOWN."),
     fmt: str = typer.Option("table", "--format", help="table, json, prometheus or junit."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the output to FILE atomically (temp file + rename)."),
-    ssh_config: Optional[str] = typer.Option(None, "--ssh-config", help="OpenSSH config file (default ~/.ssh/config)."),
-    accept_new_host_keys: bool = typer.Option(False, "--accept-new-host-keys", help="Trust unknown host keys (OpenSSH accept-new); changed keys are always refused."),
-    runbook: Optional[List[str]] = typer.Option(None, "--runbook", "-r", help="Runbook id (repeatable); default all."),
+    ssh_config: Optional[str] = SSHConfigOpt,
+    accept_new_host_keys: bool = AcceptNewOpt,
+    runbook: Optional[List[str]] = RunbookOpt,
     var: Optional[List[str]] = typer.Option(None, "--var", help="Runbook variable NAME=VALUE (repeatable); overrides inventory vars."),
     drain_on: Optional[str] = typer.Option(None, "--drain-on", help="critical or warning: drain such nodes in Slurm (scontrol, as LBNL NHC does)."),
     resume: bool = typer.Option(False, "--resume", help="Resume healthy nodes that rocmdoctor itself drained (reason prefix `rocmdoctor:`)."),
     npd: bool = typer.Option(False, "--npd", help="Kubernetes node-problem-detector plugin mode: exit 0 OK / 1 NonOK / 2 Unknown, one short line on stdout."),
-    path: Optional[List[str]] = typer.Option(None, "--path", help="Extra directory of checks/runbooks."),
+    path: Optional[List[str]] = PathOpt,
     rootfs: str = typer.Option("", "--rootfs", help="For `local`: read /sys, /proc, /dev, /etc under this directory."),
     sudo: bool = typer.Option(False, "--sudo", help="Run the probe with sudo -n."),
     audit_log: Optional[str] = typer.Option(None, "--audit-log", help="Audit log file (default $ROCMDOCTOR_AUDIT_LOG or the state dir)."),
