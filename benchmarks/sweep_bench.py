@@ -131,9 +131,9 @@ def _count_ok(client: str, out_path: Path, n: int) -> int:
 
 
 def probe_file(fleet, workdir: Path) -> Path:
-    from rocmdoctor.catalog import load_catalog
-    from rocmdoctor.compiler import compile_plan
-    from rocmdoctor.testing.simnode import sim_transport
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.simnode.node import sim_transport
 
     t = sim_transport(fleet.roots["healthy"])
     plan = compile_plan(load_catalog([CATALOG]), ["sweep_test"], {})
@@ -144,7 +144,7 @@ def probe_file(fleet, workdir: Path) -> Path:
 
 def sweep_round(fleet, n: int, workdir: Path, probe: Path, fanout: int) -> list[Run]:
     cfg = str(fleet.ssh_config)
-    from rocmdoctor.hostlist import fold
+    from rocmdoctor.fleet.hostlist import fold
 
     # node[001-999],node1000: ClusterShell refuses node[001-1000] ("padding length mismatch")
     hosts = fold(f"node{i:03d}" for i in range(1, n + 1))
@@ -173,11 +173,11 @@ def sweep_round(fleet, n: int, workdir: Path, probe: Path, fanout: int) -> list[
 
 def one_host_triage(fleet) -> dict[str, float]:
     """All built-in runbooks on one host over SSH: one probe vs one exec per check."""
-    from rocmdoctor.catalog import load_catalog
-    from rocmdoctor.compiler import compile_plan
-    from rocmdoctor.audit import AuditLog
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.transports.audit import AuditLog
     from rocmdoctor.transports.ssh import SSHTransport
-    from rocmdoctor.triage import run_triage
+    from rocmdoctor.engine.triage import run_triage
 
     plan = compile_plan(load_catalog(), (), {})
     audit = AuditLog(fleet.workdir / "triage-audit.log")

@@ -6,7 +6,7 @@ import sys
 
 
 def main() -> int:
-    from rocmdoctor.cli import run
+    from rocmdoctor.cli.main import run
 
     return run(sys.argv[1:])
 

@@ -10,7 +10,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from rocmdoctor.testing.simnode import SimNode
+from rocmdoctor.simnode.node import SimNode
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +41,7 @@ def sim_node(tmp_path: Path) -> Iterator[Callable[..., Path]]:
     def make(node: SimNode | None = None) -> Path:
         nonlocal count
         if node is None:
-            from rocmdoctor.testing.nodes import healthy_mi300x
+            from rocmdoctor.simnode.nodes import healthy_mi300x
 
             node = healthy_mi300x()
         count += 1

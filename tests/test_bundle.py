@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from rocmdoctor import bundle as bundle_mod
-from rocmdoctor.bundle import BundleError, read_bundle
-from rocmdoctor.capture import capture_target
-from rocmdoctor.cli import app
-from rocmdoctor.core import TriageRequest, triage_target
+from rocmdoctor.evidence import bundle as bundle_mod
+from rocmdoctor.evidence.bundle import BundleError, read_bundle
+from rocmdoctor.engine.capture import capture_target
+from rocmdoctor.cli.main import app
+from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.status import State
 
 ENGINE = Path(__file__).parent / "data" / "engine"
@@ -145,10 +145,10 @@ def test_cli_capture_writes_a_bundle(engine_node: Path, tmp_path: Path) -> None:
 
 def test_hand_written_bundle_with_kernel_log_and_amd_smi_only(tmp_path: Path) -> None:
     """Issue 3's recipe with the real runbooks: a pasted dmesg and an `amd-smi metric --json`."""
-    from rocmdoctor.testing.formats.amd_smi import render_metric_json
-    from rocmdoctor.testing.formats.kernel import render_dmesg
-    from rocmdoctor.testing.formats.kernel_lines import messages
-    from rocmdoctor.testing.simgpu import mi300x_gpus
+    from rocmdoctor.simnode.formats.amd_smi import render_metric_json
+    from rocmdoctor.simnode.formats.kernel import render_dmesg
+    from rocmdoctor.simnode.formats.kernel_lines import messages
+    from rocmdoctor.simnode.gpu import mi300x_gpus
 
     lines = messages("firmware_missing", bdf="0000:05:00.0")
     gpus = mi300x_gpus(8)

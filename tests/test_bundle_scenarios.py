@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.bundle import build_bundle, read_bundle, write_bundle
-from rocmdoctor.capture import EXTRA_GATHERS
-from rocmdoctor.catalog import load_catalog
-from rocmdoctor.compiler import compile_plan
-from rocmdoctor.demo import demo_vars
-from rocmdoctor.testing.scenarios import SCENARIOS
-from rocmdoctor.testing.simnode import sim_transport
+from rocmdoctor.evidence.bundle import build_bundle, read_bundle, write_bundle
+from rocmdoctor.engine.capture import EXTRA_GATHERS
+from rocmdoctor.catalog.loader import load_catalog
+from rocmdoctor.engine.compiler import compile_plan
+from rocmdoctor.simnode.demo import demo_vars
+from rocmdoctor.simnode.scenarios import SCENARIOS
+from rocmdoctor.simnode.node import sim_transport
 from rocmdoctor.transports.replay import ReplayTransport
-from rocmdoctor.triage import run_triage
+from rocmdoctor.engine.triage import run_triage
 
 
 def _verdicts(report) -> list[tuple]:

@@ -9,7 +9,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from rocmdoctor.cli import app
+from rocmdoctor.cli.main import app
 
 runner = CliRunner()
 
@@ -95,7 +95,7 @@ def test_compile_batches_every_gather_into_one_probe() -> None:
 
 
 def test_help_starts_without_heavy_imports() -> None:
-    code = ("import sys, rocmdoctor.cli as c; c.run(['--help']); "
+    code = ("import sys, rocmdoctor.cli.main as c; c.run(['--help']); "
             "print(sorted(m for m in ('textual', 'fabric', 'paramiko', 'jinja2', 'rich') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
     assert out.strip().splitlines()[-1] in ("[]", "['rich']")

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.cli import run
+from rocmdoctor.cli.main import run
 from rocmdoctor.testing.fake_slurm import FakeSlurm
 from rocmdoctor.testing.promtext import parse
-from rocmdoctor.testing.simnode import sim_transport
+from rocmdoctor.simnode.node import sim_transport
 from rocmdoctor.testing.sshd import closed_port
 from rocmdoctor.testing.sweep_fleet import CATALOG, sim_nodes
 
@@ -109,7 +109,7 @@ def test_output_dir_missing_is_a_clear_error(inventories, tmp_path: Path, capsys
 
 
 def test_registering_the_command_stays_light() -> None:
-    code = ("import sys, rocmdoctor.cli_sweep; heavy = [m for m in ('rich', 'paramiko', 'fabric', "
-            "'rocmdoctor.sweep', 'rocmdoctor.catalog') if m in sys.modules]; print(heavy)")
+    code = ("import sys, rocmdoctor.cli.sweep; heavy = [m for m in ('rich', 'paramiko', 'fabric', "
+            "'rocmdoctor.fleet.sweep', 'rocmdoctor.catalog.loader') if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30).stdout
     assert out.strip() == "[]"

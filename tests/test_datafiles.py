@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.datafiles import DataFileError, data_names, load_data
+from rocmdoctor.catalog.datafiles import DataFileError, data_names, load_data
 from rocmdoctor.errors import DefinitionError
-from rocmdoctor.evaluate import evaluate_check
+from rocmdoctor.engine.evaluate import evaluate_check
 from rocmdoctor.results import Evidence
-from rocmdoctor.schema import parse_checks
+from rocmdoctor.catalog.schema_checks import parse_checks
 from rocmdoctor.status import State
-from rocmdoctor.yaml_lines import load_yaml
+from rocmdoctor.catalog.yaml_lines import load_yaml
 
 CHECK = """\
 - id: t.kernel
@@ -69,7 +69,7 @@ def test_data_is_a_reserved_gather_name() -> None:
 
 
 def test_file_without_sources_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import rocmdoctor.datafiles as df
+    import rocmdoctor.catalog.datafiles as df
 
     (tmp_path / "nosrc.yaml").write_text("releases: {}\n")
     monkeypatch.setattr(df, "DATA_DIR", tmp_path)

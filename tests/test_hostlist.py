@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from rocmdoctor.hostlist import MAX_HOSTS, HostlistError, expand, fold
+from rocmdoctor.fleet.hostlist import MAX_HOSTS, HostlistError, expand, fold
 
 
 @pytest.mark.parametrize("expr, hosts", [

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.cli import run
+from rocmdoctor.cli.main import run
 from rocmdoctor.errors import DefinitionError
-from rocmdoctor.hostlist import HostlistError
-from rocmdoctor.inventory import load_inventory, resolve_targets
+from rocmdoctor.fleet.hostlist import HostlistError
+from rocmdoctor.fleet.inventory import load_inventory, resolve_targets
 
 FLEET = """\
 defaults:

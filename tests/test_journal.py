@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.audit import AuditLog
+from rocmdoctor.transports.audit import AuditLog
 from rocmdoctor.errors import RocmdoctorError
-from rocmdoctor.events import DiagnosisMade, NoteAdded, RemediationVerified, StepFinished, TriageStarted
-from rocmdoctor.journal import (
+from rocmdoctor.engine.events import DiagnosisMade, NoteAdded, RemediationVerified, StepFinished, TriageStarted
+from rocmdoctor.incident.journal import (
     incident_ids,
     incidents_dir,
     load_incident,
@@ -28,8 +28,8 @@ from rocmdoctor.journal import (
 )
 from rocmdoctor.status import State
 from rocmdoctor.testing.incident import amdgpu_unloaded_node, plan_for
-from rocmdoctor.testing.simnode import sim_transport
-from rocmdoctor.triage import Decision, run_triage
+from rocmdoctor.simnode.node import sim_transport
+from rocmdoctor.engine.triage import Decision, run_triage
 
 
 @pytest.fixture
@@ -90,11 +90,11 @@ def test_each_event_is_on_disk_before_the_next_is_made(node: Path, tmp_path: Pat
 _CHILD = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from rocmdoctor.audit import AuditLog
-    from rocmdoctor.journal import open_incident
+    from rocmdoctor.transports.audit import AuditLog
+    from rocmdoctor.incident.journal import open_incident
     from rocmdoctor.testing.incident import amdgpu_unloaded_node, plan_for
-    from rocmdoctor.testing.simnode import sim_transport
-    from rocmdoctor.triage import Decision, run_triage
+    from rocmdoctor.simnode.node import sim_transport
+    from rocmdoctor.engine.triage import Decision, run_triage
 
     tmp = Path(sys.argv[1])
     root = amdgpu_unloaded_node(tmp / "nodes", slow_seconds=60)
@@ -109,7 +109,7 @@ _CHILD = textwrap.dedent("""
 
 
 def test_journal_survives_kill_9_and_renders_a_postmortem(tmp_path: Path) -> None:
-    from rocmdoctor.postmortem import render_postmortem
+    from rocmdoctor.incident.postmortem import render_postmortem
 
     proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(tmp_path)], start_new_session=True)
     try:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rocmdoctor.npd import MAX_OUTPUT, NONOK, OK, UNKNOWN, npd_message, npd_status, truncate
+from rocmdoctor.fleet.npd import MAX_OUTPUT, NONOK, OK, UNKNOWN, npd_message, npd_status, truncate
 from rocmdoctor.status import State
-from rocmdoctor.sweep import HostResult, SweepResult
+from rocmdoctor.fleet.sweep import HostResult, SweepResult
 
 
 def _sweep(*hosts: HostResult) -> SweepResult:

@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from rocmdoctor.errors import RocmdoctorError
-from rocmdoctor.journal import read_journal
-from rocmdoctor.postmortem import code, render_postmortem, write_postmortem
-from rocmdoctor.postmortem_context import build_context
+from rocmdoctor.incident.journal import read_journal
+from rocmdoctor.incident.postmortem import code, render_postmortem, write_postmortem
+from rocmdoctor.incident.postmortem_context import build_context
 
 DATA = Path(__file__).parent / "data" / "postmortem"
 JOURNAL = DATA / "20250314-024107-a3f9" / "journal.jsonl"
@@ -69,7 +69,7 @@ def test_context_is_plain_data_with_the_facts() -> None:
 def test_markdown_helpers_survive_backticks_and_pipes() -> None:
     assert code("a`b") == "``a`b``"
     assert code("`x`") == "`` `x` ``"
-    from rocmdoctor.postmortem import block, cell
+    from rocmdoctor.incident.postmortem import block, cell
 
     assert cell("a | b\nc") == "a \\| b c"
     assert block("x\n```\ny").startswith("````text\n")
@@ -117,7 +117,7 @@ def incidents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _cli(*args: str):  # type: ignore[no-untyped-def]
-    from rocmdoctor.cli import app
+    from rocmdoctor.cli.main import app
 
     return CliRunner().invoke(app, list(args), catch_exceptions=False)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from rocmdoctor.audit import AuditLog
-from rocmdoctor.probe import GatherSpec, build_probe
+from rocmdoctor.transports.audit import AuditLog
+from rocmdoctor.evidence.probe import GatherSpec, build_probe
 from rocmdoctor.transports.local import LocalTransport
 
 

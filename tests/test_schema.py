@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from rocmdoctor.catalog import validate_paths
-from rocmdoctor.cli import app
+from rocmdoctor.catalog.loader import validate_paths
+from rocmdoctor.cli.main import app
 
 MALFORMED = sorted((Path(__file__).parent / "data" / "malformed").glob("*.yaml"))
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.audit import AuditLog
-from rocmdoctor.slurm_drain import PREFIX, SlurmDrainer, apply, drain_reason
+from rocmdoctor.transports.audit import AuditLog
+from rocmdoctor.fleet.slurm_drain import PREFIX, SlurmDrainer, apply, drain_reason
 from rocmdoctor.status import State
 from rocmdoctor.testing.fake_slurm import FakeSlurm
 

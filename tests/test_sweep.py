@@ -11,18 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.audit import AuditLog
-from rocmdoctor.catalog import load_catalog
-from rocmdoctor.cli import run
-from rocmdoctor.compiler import compile_plan
-from rocmdoctor.inventory import HostSpec, resolve_targets
+from rocmdoctor.transports.audit import AuditLog
+from rocmdoctor.catalog.loader import load_catalog
+from rocmdoctor.cli.main import run
+from rocmdoctor.engine.compiler import compile_plan
+from rocmdoctor.fleet.inventory import HostSpec, resolve_targets
 from rocmdoctor.status import State
-from rocmdoctor.sweep import GRACE_S, run_sweep
-from rocmdoctor.sweep_open import FleetOpener, PlanCache
-from rocmdoctor.testing.simnode import sim_transport
+from rocmdoctor.fleet.sweep import GRACE_S, run_sweep
+from rocmdoctor.fleet.sweep_open import FleetOpener, PlanCache
+from rocmdoctor.simnode.node import sim_transport
 from rocmdoctor.testing.sshd import sshd_available
 from rocmdoctor.testing.sweep_fleet import CATALOG, Fleet, build_fleet
-from rocmdoctor.triage import run_triage
+from rocmdoctor.engine.triage import run_triage
 
 FAULTS = {"refused": 4, "timeout": 4, "host-key-changed": 3, "auth": 3, "command-timeout": 3, "dropped": 3}
 HOST_TIMEOUT = 8.0

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.audit import AuditLog
-from rocmdoctor.catalog import load_catalog
-from rocmdoctor.compiler import compile_plan
-from rocmdoctor.events import Event
+from rocmdoctor.transports.audit import AuditLog
+from rocmdoctor.catalog.loader import load_catalog
+from rocmdoctor.engine.compiler import compile_plan
+from rocmdoctor.engine.events import Event
 from rocmdoctor.status import ExitStatus, State
 from rocmdoctor.transports.local import LocalTransport
-from rocmdoctor.triage import Decision, run_triage
+from rocmdoctor.engine.triage import Decision, run_triage
 
 ENGINE = Path(__file__).parent / "data" / "engine"
 MODULES_OK = "amdgpu 15458304 3 - Live 0x0000000000000000\nvideo 65536 1 amdgpu, Live 0x0\n"

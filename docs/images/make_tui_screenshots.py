@@ -11,9 +11,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from rocmdoctor.core import TriageRequest
-from rocmdoctor.journal import read_journal
-from rocmdoctor.postmortem import render_postmortem
+from rocmdoctor.engine.core import TriageRequest
+from rocmdoctor.incident.journal import read_journal
+from rocmdoctor.incident.postmortem import render_postmortem
 from rocmdoctor.tui.app import IncidentApp
 from rocmdoctor.tui.session import IncidentSession
 

@@ -2,7 +2,7 @@
 
 amd-smi's JSON changed across releases and GPUs, so every reader here accepts
 all the shapes seen in real captures (fixtures under
-rocmdoctor/testing/fixtures/outputs/amd-smi/, sources in SOURCES.md there):
+tests/fixtures/outputs/amd-smi/, sources in SOURCES.md there):
 
 - top level: a list of per-GPU objects (ROCm 6.x) or `{"gpu_data": [...]}` (ROCm 7.x);
 - a measurement: `{"value": 42, "unit": "C"}`, a bare number, a string with a

@@ -95,7 +95,7 @@ def parse_kernel_log(text: str) -> list[dict[str, Any]]:
 # (kind, pattern) in priority order; the first match names the line. The
 # patterns follow the kernel's own format strings (amdgpu_device.c,
 # amdgpu_job.c, kfd_device.c, firmware_loader, module loader, oom_kill.c,
-# nomodeset.c); rocmdoctor/testing/formats/kernel_lines.py holds real
+# nomodeset.c); rocmdoctor/simnode/formats/kernel_lines.py holds real
 # examples of each with their public source.
 AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     ("oom_kill", re.compile(r"Out of memory: Killed process (?P<pid>\d+) \((?P<comm>[^)]*)\)|"

@@ -6,7 +6,7 @@ such as `Unable to open /dev/kfd read-write: Cannot allocate memory`,
 `hsa api call failure at: .../rocminfo.cc:1142`, `Call returned
 HSA_STATUS_ERROR_OUT_OF_RESOURCES: ...` and `HSA Error: Incompatible kernel and
 userspace, <GPU> disabled. Upgrade amdgpu.` (real captures in
-rocmdoctor/testing/fixtures/outputs/rocminfo/). rocminfo may print some of
+tests/fixtures/outputs/rocminfo/). rocminfo may print some of
 these to stderr and exit non-zero, so empty stdout is a valid (empty) result.
 """
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocmdoctor.testing.simgpu import mi300x_gpus
-from rocmdoctor.testing.simnode import SimNode
+from rocmdoctor.simnode.gpu import mi300x_gpus
+from rocmdoctor.simnode.node import SimNode
 
 CATALOG = Path(__file__).parent / "fixtures" / "incident_catalog"
 
@@ -27,7 +27,7 @@ def amdgpu_unloaded_node(directory: Path, *, name: str = "gpu-07", slow_seconds:
 
 
 def plan_for(runbooks: tuple[str, ...] = ("incident_test_gpu",), vars: dict | None = None):  # type: ignore[no-untyped-def]
-    from rocmdoctor.catalog import load_catalog
-    from rocmdoctor.compiler import compile_plan
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
 
     return compile_plan(load_catalog([str(CATALOG)]), list(runbooks), dict(vars or {}))

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from rocmdoctor.testing.simgpu import mi300x_gpus
-from rocmdoctor.testing.simnode import SimNode, sim_transport
+from rocmdoctor.simnode.gpu import mi300x_gpus
+from rocmdoctor.simnode.node import SimNode, sim_transport
 from rocmdoctor.testing.sshd import (
     FLEET_ADDRESSES, Alias, BlackholeListener, TestSSHD, closed_port, keygen, known_hosts_entries,
     write_known_hosts, write_ssh_config,

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rocmdoctor.audit import AuditLog
-from rocmdoctor.compiler import Plan
+from rocmdoctor.transports.audit import AuditLog
+from rocmdoctor.engine.compiler import Plan
 from rocmdoctor.results import Diagnosis, StepResult
-from rocmdoctor.testing.simnode import SimNode, sim_transport
-from rocmdoctor.triage import Decision, TriageReport, run_triage
+from rocmdoctor.simnode.node import SimNode, sim_transport
+from rocmdoctor.engine.triage import Decision, TriageReport, run_triage
 
 
 def triage_node(node: SimNode, directory: Path, plan: Plan, *, fix: bool = False, approve: bool = True,

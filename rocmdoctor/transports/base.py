@@ -12,11 +12,11 @@ import abc
 import time
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from rocmdoctor.audit import AuditLog
+from rocmdoctor.transports.audit import AuditLog
 from rocmdoctor.results import CommandResult, Evidence
 
 if TYPE_CHECKING:
-    from rocmdoctor.probe import GatherSpec
+    from rocmdoctor.evidence.probe import GatherSpec
 
 
 class Transport(abc.ABC):
@@ -78,7 +78,7 @@ class Transport(abc.ABC):
 
     def collect(self, gathers: "list[GatherSpec]", *, timeout: float | None = None) -> dict[str, Evidence]:
         """Gather all read-only evidence in one round trip (the compiled probe)."""
-        from rocmdoctor.probe import build_probe, parse_probe_output, probe_timeout
+        from rocmdoctor.evidence.probe import build_probe, parse_probe_output, probe_timeout
 
         if not gathers:
             return {}

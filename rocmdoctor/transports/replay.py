@@ -11,9 +11,9 @@ import fnmatch
 import re
 from typing import Any
 
-from rocmdoctor.bundle import Bundle, command_dir, file_member, read_bundle
+from rocmdoctor.evidence.bundle import Bundle, command_dir, file_member, read_bundle
 from rocmdoctor.errors import TargetError
-from rocmdoctor.probe import GatherSpec
+from rocmdoctor.evidence.probe import GatherSpec
 from rocmdoctor.results import CommandResult, Evidence
 from rocmdoctor.transports.base import Transport
 

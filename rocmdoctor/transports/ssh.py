@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
-from rocmdoctor.audit import AuditLog
+from rocmdoctor.transports.audit import AuditLog
 from rocmdoctor.results import CommandResult
 from rocmdoctor.transports.base import Transport
 from rocmdoctor.transports.ssh_config import SSHConfigFile

@@ -22,8 +22,8 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Tree
 from textual.worker import get_current_worker
 
-from rocmdoctor.events import Event, TriageFinished
-from rocmdoctor.triage import Decision
+from rocmdoctor.engine.events import Event, TriageFinished
+from rocmdoctor.engine.triage import Decision
 from rocmdoctor.tui.confirm import ConfirmRemediation
 from rocmdoctor.tui.detail import DetailPane
 from rocmdoctor.tui.model import FixView, TriageModel
@@ -89,7 +89,7 @@ ConfirmRemediation, NoteScreen, PostmortemScreen { align: center middle; }
 
     def __init__(self, session: IncidentSession, *, user: str | None = None) -> None:
         super().__init__()
-        from rocmdoctor.audit import local_user
+        from rocmdoctor.transports.audit import local_user
 
         self.session = session
         self.user = user or local_user()
@@ -237,8 +237,8 @@ ConfirmRemediation, NoteScreen, PostmortemScreen { align: center middle; }
 
     def action_postmortem(self) -> None:
         from rocmdoctor.errors import RocmdoctorError
-        from rocmdoctor.journal import read_journal
-        from rocmdoctor.postmortem import render_postmortem
+        from rocmdoctor.incident.journal import read_journal
+        from rocmdoctor.incident.postmortem import render_postmortem
 
         journal = self.session.journal
         if not journal.started:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from rocmdoctor.compiler import Plan
-from rocmdoctor.events import (
+from rocmdoctor.engine.compiler import Plan
+from rocmdoctor.engine.events import (
     DiagnosisMade,
     Event,
     EvidenceCollected,

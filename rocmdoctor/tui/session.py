@@ -12,19 +12,19 @@ from __future__ import annotations
 
 from typing import Callable
 
-from rocmdoctor.core import TriageRequest
-from rocmdoctor.events import Event, EventSink
-from rocmdoctor.journal import Journal, incident_for_request
+from rocmdoctor.engine.core import TriageRequest
+from rocmdoctor.engine.events import Event, EventSink
+from rocmdoctor.incident.journal import Journal, incident_for_request
 from rocmdoctor.results import RemediationPlan
 from rocmdoctor.transports.base import Transport
-from rocmdoctor.triage import Decision, RemediationOutcome, TriageReport, apply_remediation, run_triage
+from rocmdoctor.engine.triage import Decision, RemediationOutcome, TriageReport, apply_remediation, run_triage
 
 TransportFactory = Callable[[TriageRequest], Transport]
 
 
 def open_request_transport(request: TriageRequest) -> Transport:
     """The transport `core.triage_target` would use for this request."""
-    from rocmdoctor.core import open_transport
+    from rocmdoctor.engine.core import open_transport
 
     return open_transport(request)
 
@@ -32,14 +32,14 @@ def open_request_transport(request: TriageRequest) -> Transport:
 class IncidentSession:
     def __init__(self, request: TriageRequest, *, incidents_dir: str | None = None,
                  open_transport: TransportFactory = open_request_transport) -> None:
-        from rocmdoctor.catalog import load_catalog
-        from rocmdoctor.core import request_vars
+        from rocmdoctor.catalog.loader import load_catalog
+        from rocmdoctor.engine.core import request_vars
 
         self.request = request
         # loading and compiling read only local files: done up front so a bad
         # runbook is a one-line error before the screen opens
         self.catalog = load_catalog(request.paths)
-        from rocmdoctor.compiler import compile_plan
+        from rocmdoctor.engine.compiler import compile_plan
 
         self.plan = compile_plan(self.catalog, request.runbooks, request_vars(request))
         self.journal: Journal = incident_for_request(request, front_end="tui", base=incidents_dir)
@@ -62,8 +62,8 @@ class IncidentSession:
         return self.transport
 
     def triage(self, forward: EventSink, runbook_ids: tuple[str, ...] = ()) -> TriageReport:
-        from rocmdoctor.compiler import compile_plan
-        from rocmdoctor.core import request_vars
+        from rocmdoctor.engine.compiler import compile_plan
+        from rocmdoctor.engine.core import request_vars
 
         transport = self.connect()
         plan = compile_plan(self.catalog, list(runbook_ids), request_vars(self.request)) if runbook_ids else self.plan

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rocmdoctor.status import State
-from rocmdoctor.sweep import CheckRow, HostResult, SweepResult
+from rocmdoctor.fleet.sweep import CheckRow, HostResult, SweepResult
 
 HOSTILE = 'amdgpu "bad" \\ path\nnext line </failure><x a="1"> \x07bell ✖'
 

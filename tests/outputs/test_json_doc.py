@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jsonschema
 
-from rocmdoctor.outputs.json_doc import render_json
+from rocmdoctor.fleet.outputs.json_doc import render_json
 
 SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "sweep-schema.json"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from rocmdoctor.outputs.junit import render_junit
+from rocmdoctor.fleet.outputs.junit import render_junit
 
 
 def test_junit_parses_and_counts(sweep) -> None:

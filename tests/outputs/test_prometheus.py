@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocmdoctor.outputs import write_atomic
-from rocmdoctor.outputs.prometheus import escape_label, render_prometheus
+from rocmdoctor.fleet.outputs import write_atomic
+from rocmdoctor.fleet.outputs.prometheus import escape_label, render_prometheus
 from rocmdoctor.testing.promtext import parse
 
 def test_prometheus_output_is_valid_and_complete(sweep) -> None:

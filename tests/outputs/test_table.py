@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rocmdoctor.outputs.table import render_table
+from rocmdoctor.fleet.outputs.table import render_table
 
 
 def test_table_worst_first_with_summary(sweep) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from rocmdoctor.parsers import ParseError, get_parser, parser_names
 
-FIX = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs/amd-smi"
+FIX = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs/amd-smi"
 
 
 def read(name: str) -> str:

@@ -1,8 +1,8 @@
-"""app_log parser over real application-log lines (sources in rocmdoctor/testing/scenarios/gpu_oom.py)."""
+"""app_log parser over real application-log lines (sources in rocmdoctor/simnode/scenarios/gpu_oom.py)."""
 
 from rocmdoctor.parsers import get_parser
 from rocmdoctor.parsers.app_log import classify_app_line, parse_app_log
-from rocmdoctor.testing.scenarios import gpu_oom as s
+from rocmdoctor.simnode.scenarios import gpu_oom as s
 
 GIB = 1 << 30
 MIB = 1 << 20

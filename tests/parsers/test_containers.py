@@ -4,7 +4,7 @@ import pytest
 
 from rocmdoctor.parsers import ParseError, get_parser
 
-OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def sample(rel: str) -> str:
@@ -13,7 +13,7 @@ def sample(rel: str) -> str:
 import json
 
 from rocmdoctor.parsers.containers import parse_container_inspect
-from rocmdoctor.testing.formats.system import render_container_inspect
+from rocmdoctor.simnode.formats.system import render_container_inspect
 
 # HostConfig layout as in a real podman inspect excerpt (code index id 401374400, see
 # fixtures/outputs/docker/SOURCES.md): empty lists, not null, for unset options.

@@ -4,14 +4,14 @@ import pytest
 
 from rocmdoctor.parsers import ParseError
 
-OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def sample(rel: str) -> str:
     return (OUTPUTS / rel).read_text()
 
 from rocmdoctor.parsers.dkms import parse_dkms_status
-from rocmdoctor.testing.formats.kernel import render_dkms_status
+from rocmdoctor.simnode.formats.kernel import render_dkms_status
 
 
 def test_dkms3_rocm_sample():

@@ -4,14 +4,14 @@ import pytest
 
 from rocmdoctor.parsers import ParseError, get_parser
 
-OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def sample(rel: str) -> str:
     return (OUTPUTS / rel).read_text()
 
 from rocmdoctor.parsers.ids import parse_etc_group, parse_id
-from rocmdoctor.testing.formats.system import render_etc_group, render_id
+from rocmdoctor.simnode.formats.system import render_etc_group, render_id
 
 
 def test_real_id_samples():

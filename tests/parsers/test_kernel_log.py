@@ -4,10 +4,10 @@ import pytest
 
 from rocmdoctor.parsers import ParseError, get_parser
 from rocmdoctor.parsers.kernel_log import classify_amdgpu_line, parse_kernel_events, parse_kernel_log
-from rocmdoctor.testing.formats import kernel_lines
-from rocmdoctor.testing.formats.kernel import render_dmesg, render_journal_k, render_journal_k_monotonic
+from rocmdoctor.simnode.formats import kernel_lines
+from rocmdoctor.simnode.formats.kernel import render_dmesg, render_journal_k, render_journal_k_monotonic
 
-OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def sample(rel: str) -> str:

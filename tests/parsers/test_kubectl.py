@@ -4,7 +4,7 @@ import pytest
 
 from rocmdoctor.parsers import ParseError, get_parser
 
-OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def sample(rel: str) -> str:
@@ -13,7 +13,7 @@ def sample(rel: str) -> str:
 import json
 
 from rocmdoctor.parsers.kubectl import parse_kubectl_node
-from rocmdoctor.testing.formats.system import render_kubectl_node
+from rocmdoctor.simnode.formats.system import render_kubectl_node
 
 
 def test_healthy_node():

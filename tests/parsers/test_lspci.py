@@ -4,14 +4,14 @@ import pytest
 
 from rocmdoctor.parsers import ParseError
 
-OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def sample(rel: str) -> str:
     return (OUTPUTS / rel).read_text()
 
 from rocmdoctor.parsers.lspci import parse_lspci
-from rocmdoctor.testing.formats.kernel import render_lspci_n
+from rocmdoctor.simnode.formats.kernel import render_lspci_n
 
 
 def test_real_lspci_n_without_domain():

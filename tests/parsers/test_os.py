@@ -4,14 +4,14 @@ import pytest
 
 from rocmdoctor.parsers import ParseError, get_parser
 
-OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def sample(rel: str) -> str:
     return (OUTPUTS / rel).read_text()
 
 from rocmdoctor.parsers.os import parse_cmdline, parse_modprobe_conf
-from rocmdoctor.testing.formats.kernel import render_cmdline, render_modprobe_conf
+from rocmdoctor.simnode.formats.kernel import render_cmdline, render_modprobe_conf
 
 # verbatim kernel command line from https://github.com/ROCm/legacy-rocm-build/issues/4533
 REAL_CMDLINE = ("BOOT_IMAGE=/vmlinuz-6.8.0-55-generic root=/dev/mapper/ubuntu--vg-ubuntu--lv ro amd_iommu=on "

@@ -4,14 +4,14 @@ import pytest
 
 from rocmdoctor.parsers import ParseError, get_parser
 
-OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def sample(rel: str) -> str:
     return (OUTPUTS / rel).read_text()
 
 from rocmdoctor.parsers.proc_modules import parse_proc_modules
-from rocmdoctor.testing.formats.kernel import render_proc_modules
+from rocmdoctor.simnode.formats.kernel import render_proc_modules
 
 
 def test_real_sample_with_deps_and_taint():

@@ -4,14 +4,14 @@ import pytest
 
 from rocmdoctor.parsers import ParseError, get_parser
 
-OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def sample(rel: str) -> str:
     return (OUTPUTS / rel).read_text()
 
 from rocmdoctor.parsers.ps import parse_ps
-from rocmdoctor.testing.formats.system import render_ps
+from rocmdoctor.simnode.formats.system import render_ps
 
 
 def test_roundtrip_with_spaces_in_comm_and_long_user():

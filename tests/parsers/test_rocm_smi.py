@@ -9,7 +9,7 @@ import pytest
 
 from rocmdoctor.parsers import ParseError, get_parser
 
-FIX = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs/rocm-smi"
+FIX = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs/rocm-smi"
 parse = get_parser("rocm_smi")
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from rocmdoctor.parsers import ParseError, get_parser
 
-FIX = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs/rocminfo"
+FIX = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs/rocminfo"
 parse = get_parser("rocminfo")
 
 

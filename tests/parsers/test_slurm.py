@@ -4,14 +4,14 @@ import pytest
 
 from rocmdoctor.parsers import ParseError, get_parser
 
-OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def sample(rel: str) -> str:
     return (OUTPUTS / rel).read_text()
 
 from rocmdoctor.parsers.slurm import parse_listpids
-from rocmdoctor.testing.formats.system import render_scontrol_listpids
+from rocmdoctor.simnode.formats.system import render_scontrol_listpids
 
 
 def test_real_sample():

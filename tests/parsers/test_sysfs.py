@@ -4,7 +4,7 @@ import pytest
 
 from rocmdoctor.parsers import ParseError, get_parser
 
-OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def sample(rel: str) -> str:

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.catalog import load_catalog
-from rocmdoctor.compiler import compile_plan
+from rocmdoctor.catalog.loader import load_catalog
+from rocmdoctor.engine.compiler import compile_plan
 from rocmdoctor.status import ExitStatus, State
-from rocmdoctor.testing.scenarios import container_mount as cm
-from rocmdoctor.testing.nodes import healthy_no_gpu
-from rocmdoctor.testing.simnode import SimNode
+from rocmdoctor.simnode.scenarios import container_mount as cm
+from rocmdoctor.simnode.nodes import healthy_no_gpu
+from rocmdoctor.simnode.node import SimNode
 from rocmdoctor.testing.triage_helpers import diagnoses, steps, triage_node
-from rocmdoctor.triage import TriageReport
+from rocmdoctor.engine.triage import TriageReport
 
 RUNBOOK = cm.RUNBOOK
 

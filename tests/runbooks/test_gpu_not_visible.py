@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.audit import AuditLog
-from rocmdoctor.catalog import load_catalog
-from rocmdoctor.compiler import compile_plan
+from rocmdoctor.transports.audit import AuditLog
+from rocmdoctor.catalog.loader import load_catalog
+from rocmdoctor.engine.compiler import compile_plan
 from rocmdoctor.status import ExitStatus, State
-from rocmdoctor.testing.scenarios import gpu_not_visible as gnv
-from rocmdoctor.testing.nodes import healthy_no_gpu
-from rocmdoctor.testing.simnode import SimNode, sim_transport
+from rocmdoctor.simnode.scenarios import gpu_not_visible as gnv
+from rocmdoctor.simnode.nodes import healthy_no_gpu
+from rocmdoctor.simnode.node import SimNode, sim_transport
 from rocmdoctor.testing.triage_helpers import diagnoses, evidence, steps, triage_node
-from rocmdoctor.triage import TriageReport, run_triage
+from rocmdoctor.engine.triage import TriageReport, run_triage
 
 RUNBOOK = gnv.RUNBOOK
 
@@ -152,7 +152,7 @@ def test_amd_smi_timeout_is_unknown_not_pass(tmp_path: Path) -> None:
     check = plan.checks["visibility.runtime_gpus"]
     gathers = tuple(dataclasses.replace(g, timeout=1.0) if g.name == "smi" else g for g in check.gathers)
     plan.checks["visibility.runtime_gpus"] = dataclasses.replace(check, gathers=gathers)
-    from rocmdoctor.compiler import check_gathers
+    from rocmdoctor.engine.compiler import check_gathers
     plan = dataclasses.replace(plan, gathers=tuple(check_gathers(plan.checks.values(), plan.vars)))
     root = node.materialize(tmp_path / "node")
     with sim_transport(root, audit=AuditLog(tmp_path / "audit.log")) as t:

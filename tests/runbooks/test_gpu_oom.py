@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.core import TriageRequest, triage_target
+from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.paths import cache_dir
 from rocmdoctor.status import ExitStatus, State
-from rocmdoctor.testing.scenarios import gpu_oom as oom
+from rocmdoctor.simnode.scenarios import gpu_oom as oom
 from rocmdoctor.testing.triage_helpers import diagnoses, steps
-from rocmdoctor.triage import Decision, TriageReport
+from rocmdoctor.engine.triage import Decision, TriageReport
 
 RB = "gpu-oom"
 
@@ -92,8 +92,8 @@ def test_orphan_fix_kills_only_with_approval_and_verifies() -> None:
 
 
 def _gpu_id(index: int) -> int:
-    from rocmdoctor.testing.simgpu import mi300x_gpus
-    from rocmdoctor.testing.simnode_sysfs import gpu_id
+    from rocmdoctor.simnode.gpu import mi300x_gpus
+    from rocmdoctor.simnode.sysfs import gpu_id
 
     return gpu_id(mi300x_gpus(8)[index])
 
@@ -105,7 +105,7 @@ def test_pid_reuse_guard_refuses_another_program(tmp_path: Path) -> None:
     proc = oom.LIVE[-1]
     root = demo_root("oom-orphan-process")
     (root / ".sim/live" / f"comm.{proc.pid}").write_text("bash\n")
-    from rocmdoctor.testing.simnode import sim_transport
+    from rocmdoctor.simnode.node import sim_transport
 
     res = sim_transport(root).run(plan.command, timeout=10, mutating=True)
     assert res.exit_status == 1 and "not killing pid" in res.stderr
@@ -163,11 +163,11 @@ def test_log_var_missing_file_is_unknown_with_reason() -> None:
 
 
 def test_amd_smi_timeout_is_unknown(tmp_path: Path) -> None:
-    from rocmdoctor.catalog import load_catalog
-    from rocmdoctor.compiler import compile_plan
-    from rocmdoctor.testing.nodes import healthy_mi300x
-    from rocmdoctor.testing.simnode import sim_transport
-    from rocmdoctor.triage import run_triage
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.simnode.nodes import healthy_mi300x
+    from rocmdoctor.simnode.node import sim_transport
+    from rocmdoctor.engine.triage import run_triage
 
     node = healthy_mi300x()
     node.stub("amd-smi", "exit 124")     # what `timeout` returns when it kills a hung amd-smi

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.catalog import load_catalog
-from rocmdoctor.compiler import compile_plan
+from rocmdoctor.catalog.loader import load_catalog
+from rocmdoctor.engine.compiler import compile_plan
 from rocmdoctor.status import ExitStatus, State
-from rocmdoctor.testing.nodes import healthy_no_gpu
-from rocmdoctor.testing.scenarios import kernel_driver as kd
-from rocmdoctor.testing.simnode import SimNode
+from rocmdoctor.simnode.nodes import healthy_no_gpu
+from rocmdoctor.simnode.scenarios import kernel_driver as kd
+from rocmdoctor.simnode.node import SimNode
 from rocmdoctor.testing.triage_helpers import diagnoses, evidence, steps, triage_node
-from rocmdoctor.triage import TriageReport
+from rocmdoctor.engine.triage import TriageReport
 
 RUNBOOK = kd.RUNBOOK
 
@@ -261,8 +261,8 @@ def test_every_case_is_found_by_its_step_and_diagnosis(tmp_path: Path, plan) -> 
 
 
 def test_demo_targets_run_through_the_core() -> None:
-    from rocmdoctor.core import TriageRequest, triage_target
-    from rocmdoctor.testing.scenarios import SCENARIOS
+    from rocmdoctor.engine.core import TriageRequest, triage_target
+    from rocmdoctor.simnode.scenarios import SCENARIOS
 
     for name, desc, _, step, diag in kd.CASES:
         assert SCENARIOS[name].description == desc and SCENARIOS[name].runbooks == (RUNBOOK,)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.core import TriageRequest, triage_target
+from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.paths import cache_dir
 from rocmdoctor.status import ExitStatus, State
 from rocmdoctor.testing.triage_helpers import diagnoses, steps
-from rocmdoctor.triage import Decision, TriageReport
+from rocmdoctor.engine.triage import Decision, TriageReport
 
 RB = "thermal-throttling"
 CAP = "sys/devices/pci0000:00/0000:85:00.0/hwmon/hwmon6/power1_cap"
@@ -121,11 +121,11 @@ def test_kernel_thermal_event() -> None:
 
 
 def test_amd_smi_missing_is_unknown(tmp_path: Path) -> None:
-    from rocmdoctor.catalog import load_catalog
-    from rocmdoctor.compiler import compile_plan
-    from rocmdoctor.testing.nodes import healthy_mi300x
-    from rocmdoctor.testing.simnode import sim_transport
-    from rocmdoctor.triage import run_triage
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.simnode.nodes import healthy_mi300x
+    from rocmdoctor.simnode.node import sim_transport
+    from rocmdoctor.engine.triage import run_triage
 
     root = healthy_mi300x().remove_tool("amd-smi").materialize(tmp_path / "n")
     with sim_transport(root) as t:

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from rocmdoctor.parsers import get_parser
-from rocmdoctor.testing.formats import amd_smi, rocm_smi, rocminfo
-from rocmdoctor.testing.simgpu import MIB, SimGPU, SimProcess, mi300x_gpus
+from rocmdoctor.simnode.formats import amd_smi, rocm_smi, rocminfo
+from rocmdoctor.simnode.gpu import MIB, SimGPU, SimProcess, mi300x_gpus
 
-OUT = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUT = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def real(tool: str, name: str) -> str:

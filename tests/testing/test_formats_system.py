@@ -7,9 +7,9 @@ import pytest
 
 from rocmdoctor.parsers.kernel_log import parse_kernel_events
 from rocmdoctor.parsers.sysfs import parse_kfd_properties, parse_pcie_link_speed, parse_pp_dpm, parse_ras_err_count
-from rocmdoctor.testing.formats import kernel, kernel_lines, system
+from rocmdoctor.simnode.formats import kernel, kernel_lines, system
 
-OUTPUTS = Path(__file__).resolve().parents[2] / "rocmdoctor/testing/fixtures/outputs"
+OUTPUTS = Path(__file__).resolve().parents[2] / "tests/fixtures/outputs"
 
 
 def sample(rel: str) -> str:

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.probe import GatherSpec
-from rocmdoctor.testing.formats import amd_smi, kernel, rocminfo, system
-from rocmdoctor.testing.nodes import healthy_mi300x, healthy_no_gpu
-from rocmdoctor.testing.scenarios import SCENARIOS
-from rocmdoctor.testing.simgpu import mi300x_gpus
-from rocmdoctor.testing.simnode import SimNode, sim_transport
+from rocmdoctor.evidence.probe import GatherSpec
+from rocmdoctor.simnode.formats import amd_smi, kernel, rocminfo, system
+from rocmdoctor.simnode.nodes import healthy_mi300x, healthy_no_gpu
+from rocmdoctor.simnode.scenarios import SCENARIOS
+from rocmdoctor.simnode.gpu import mi300x_gpus
+from rocmdoctor.simnode.node import SimNode, sim_transport
 
 HWMON = "/sys/class/drm/card*/device/hwmon/hwmon*"
 
@@ -186,7 +186,7 @@ def test_unloaded_node_loads_and_in_use_module_refuses_removal(sim_node):
     assert "amdgpu: Topology: Add GPU node [0x1002:0x74a1]" in ev["command:dmesg"].value["stdout"]
     assert " mi300x-01 kernel: [drm] amdgpu kernel modesetting enabled.\n" in ev["command:journalctl -k"].value["stdout"]
     busy = healthy_mi300x(gpus=1)
-    from rocmdoctor.testing.simgpu import SimProcess
+    from rocmdoctor.simnode.gpu import SimProcess
 
     busy.gpus[0].processes.append(SimProcess(pid=4711, name="python3", vram_bytes=1 << 30))
     t2 = sim_transport(sim_node(busy))

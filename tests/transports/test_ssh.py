@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.probe import GatherSpec
+from rocmdoctor.evidence.probe import GatherSpec
 from rocmdoctor.testing.sshd import TestSSHD, known_hosts_entries, write_known_hosts, write_ssh_config
 from rocmdoctor.transports.ssh import (
     AuthFailed, HostKeyError, HostUnreachable, SSHTransport, SudoPasswordRequired,

@@ -8,10 +8,10 @@ from typing import Callable
 
 import pytest
 
-from rocmdoctor.audit import AuditLog
-from rocmdoctor.core import TriageRequest
+from rocmdoctor.transports.audit import AuditLog
+from rocmdoctor.engine.core import TriageRequest
 from rocmdoctor.testing.incident import CATALOG, amdgpu_unloaded_node
-from rocmdoctor.testing.simnode import sim_transport
+from rocmdoctor.simnode.node import sim_transport
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,7 @@ import pytest
 from textual.widgets import Button, Input
 
 from rocmdoctor.errors import TargetError
-from rocmdoctor.journal import read_journal
+from rocmdoctor.incident.journal import read_journal
 from rocmdoctor.results import RemediationPlan
 from rocmdoctor.status import State
 from rocmdoctor.tui.app import IncidentApp, NodeWorkDone, PostmortemWritten
@@ -195,8 +195,8 @@ async def test_high_risk_needs_the_host_name_typed(risk: str, confirm: str) -> N
 @run_async
 async def test_demo_node_end_to_end(tmp_path: Path) -> None:
     """The README path: the built-in demo node, its real runbooks, one fix."""
-    from rocmdoctor.core import TriageRequest
-    from rocmdoctor.demo import demo_names
+    from rocmdoctor.engine.core import TriageRequest
+    from rocmdoctor.simnode.demo import demo_names
     from rocmdoctor.tui.session import IncidentSession
 
     if "amdgpu-not-loaded" not in demo_names():
@@ -219,7 +219,7 @@ async def test_demo_node_end_to_end(tmp_path: Path) -> None:
 def test_tui_command_bad_runbook_is_one_line_before_the_screen_opens() -> None:
     from typer.testing import CliRunner
 
-    from rocmdoctor.cli import app
+    from rocmdoctor.cli.main import app
 
     r = CliRunner().invoke(app, ["tui", "demo:amdgpu-not-loaded", "--runbook", "nope"], catch_exceptions=False)
     assert r.exit_code == 2

@@ -17,7 +17,7 @@ from rocmdoctor.tui.app import IncidentApp
 
 @pytest.fixture
 def app(make_session, monkeypatch: pytest.MonkeyPatch) -> IncidentApp:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr("rocmdoctor.journal.new_incident_id", lambda now=None: "20250314-024107-a3f9")
+    monkeypatch.setattr("rocmdoctor.incident.journal.new_incident_id", lambda now=None: "20250314-024107-a3f9")
     return IncidentApp(make_session(), user="oncall")
 
 
@@ -60,6 +60,6 @@ def test_after_the_fix_is_verified(snap_compare, app: IncidentApp) -> None:  # t
 
 
 def _events(app: IncidentApp):  # type: ignore[no-untyped-def]
-    from rocmdoctor.journal import read_journal
+    from rocmdoctor.incident.journal import read_journal
 
     return read_journal(app.session.journal.path).events

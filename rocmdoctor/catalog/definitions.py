@@ -1,0 +1,113 @@
+"""Typed definitions of checks and runbooks, as loaded from YAML.
+
+Validation lives in `schema.py`; these are the immutable results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rocmdoctor.evidence.probe import GatherSpec
+
+
+@dataclass(frozen=True)
+class GatherDef:
+    name: str
+    kind: str                     # file | glob | stat | command | env
+    target: str | tuple[str, ...]  # may hold {{ vars.x }} templates
+    parse: str | dict[str, Any] | None = None
+    timeout: float = 10.0
+    optional: bool = False
+    tail: bool = False
+    accept_rc: tuple[int, ...] | None = (0,)   # None: any exit status
+    stream: str = "stdout"        # stdout | stderr | both (command parse input)
+    #: another gather of the same check that can stand in for this one (dmesg / journalctl)
+    alternative_to: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class RuleDef:
+    state: str
+    message: str
+    when: str | None = None
+    evidence: tuple[str, ...] = ()
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class CheckDef:
+    id: str
+    title: str
+    description: str
+    gathers: tuple[GatherDef, ...]
+    rules: tuple[RuleDef, ...]
+    outputs: tuple[tuple[str, str], ...] = ()
+    requires_vars: tuple[str, ...] = ()
+    path: str = ""
+    line: int | None = None
+    data: str = ""                # packaged data file (rocmdoctor/catalog/data/<name>.yaml) seen by rules as `data`
+
+
+@dataclass(frozen=True)
+class StepDef:
+    id: str
+    check: str
+    title: str = ""
+    when: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class DiagnosisDef:
+    id: str
+    step: str
+    when: str
+    cause: str
+    confidence: str = "medium"
+    evidence_from: tuple[str, ...] = ()
+    remediations: tuple[str, ...] = ()
+    follow_up: tuple[str, ...] = ()
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class RemediationDef:
+    id: str
+    title: str
+    command: str
+    risk: str = "medium"
+    confirm: str = "yes"          # yes | typed
+    sudo: bool = False
+    timeout: float = 120.0
+    verify: str | None = None
+    rollback: str = ""
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class RunbookDef:
+    id: str
+    title: str
+    summary: str
+    steps: tuple[StepDef, ...]          # in evaluation (dependency) order
+    diagnoses: tuple[DiagnosisDef, ...]
+    remediations: dict[str, RemediationDef] = field(default_factory=dict)
+    vars: dict[str, Any] = field(default_factory=dict)
+    version: str = "1"
+    path: str = ""
+    line: int | None = None
+
+
+def resolve_gather(g: GatherDef, vars: dict[str, Any]) -> GatherSpec:
+    """The concrete gather for a run: templates in targets filled from `vars`."""
+    from rocmdoctor.catalog.expressions import render_text
+
+    scope = {"vars": vars}
+    kind = "tail" if g.kind == "file" and g.tail else g.kind
+    if isinstance(g.target, tuple):
+        target: str | tuple[str, ...] = tuple(render_text(a, scope) if "{" in a else a for a in g.target)
+    else:
+        target = render_text(g.target, scope) if "{" in g.target else g.target
+    return GatherSpec(kind=kind, target=target, timeout=g.timeout)

@@ -1,0 +1,1 @@
+"""The typer command line: thin commands over engine.core, fleet and incident."""

@@ -1,0 +1,160 @@
+"""The `rocmdoctor` command line: thin commands over the importable core.
+
+Each command parses its arguments, calls one core function and maps the
+result to a monitoring-plugin exit status (0 OK, 1 WARNING, 2 CRITICAL,
+3 UNKNOWN). Heavy modules are imported inside the commands that need them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import List, Optional
+
+import typer
+
+from rocmdoctor import __version__
+from rocmdoctor.cli.common import AcceptNewOpt, PathOpt, RootfsOpt, RunbookOpt, SSHConfigOpt, VarOpt, handle_errors, out_console, parse_vars
+
+app = typer.Typer(
+    name="rocmdoctor",
+    help="Incident runbooks and diagnostics for AMD GPU nodes under ROCm.\n\n"
+    "Example: rocmdoctor triage demo:amdgpu-not-loaded",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"rocmdoctor {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """Incident runbooks and diagnostics for AMD GPU nodes under ROCm."""
+
+
+@app.command()
+def triage(
+    target: Optional[str] = typer.Argument(None, help="local, demo:NAME, or an SSH host / ssh_config alias."),
+    runbook: Optional[List[str]] = RunbookOpt,
+    fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
+    fix: bool = typer.Option(False, "--fix", help="Offer each proposed remediation, run it after approval, verify it."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="With --fix: approve low and medium risk remediations."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the remediation plan; change nothing on the node."),
+    var: Optional[List[str]] = VarOpt,
+    expect_gpus: Optional[int] = typer.Option(None, "--expect-gpus", help="GPUs this node should have."),
+    log: Optional[str] = typer.Option(None, "--log", help="Application log on the node to scan for GPU OOM."),
+    container: Optional[str] = typer.Option(None, "--container", help="Container to inspect (docker/podman)."),
+    rootfs: str = RootfsOpt,
+    path: Optional[List[str]] = PathOpt,
+    ssh_config: Optional[str] = SSHConfigOpt,
+    accept_new_host_keys: bool = AcceptNewOpt,
+    sudo: bool = typer.Option(False, "--sudo", help="Run the probe and remediations with sudo -n."),
+    from_bundle: Optional[str] = typer.Option(None, "--from", help="Triage a captured bundle (.tar.gz) instead of a live node."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show passing evidence and skipped steps."),
+    incidents_dir: Optional[str] = typer.Option(None, "--incidents-dir", help="Where the incident journal goes (default $ROCMDOCTOR_INCIDENTS_DIR or $XDG_DATA_HOME/rocmdoctor/incidents)."),
+) -> None:
+    """Triage a node: run the incident runbooks and print verdicts with evidence.
+
+    Examples:
+
+      rocmdoctor triage demo:amdgpu-not-loaded
+
+      rocmdoctor triage local --runbook gpu-oom --log /var/log/job.err
+
+      rocmdoctor triage node042 --fix
+
+      rocmdoctor triage --from node42.tar.gz
+    """
+    from rocmdoctor.engine.core import TriageRequest, triage_target
+
+    with handle_errors():
+        if fmt not in ("table", "json"):
+            from rocmdoctor.errors import RocmdoctorError
+
+            raise RocmdoctorError(f"unknown --format {fmt!r}", "use table or json")
+        if (target is None) == (from_bundle is None):
+            from rocmdoctor.errors import RocmdoctorError
+
+            raise RocmdoctorError("give a TARGET or --from BUNDLE (one of them)",
+                                  "e.g. rocmdoctor triage local, or rocmdoctor triage --from node42.tar.gz")
+        if from_bundle and fix:
+            from rocmdoctor.errors import RocmdoctorError
+
+            raise RocmdoctorError("--fix cannot run against a bundle", "triage the live node to remediate")
+        user_vars = parse_vars(var)
+        for name, value in (("expect_gpus", expect_gpus), ("log", log), ("container", container)):
+            if value is not None:
+                user_vars[name] = str(value)
+        request = TriageRequest(
+            target=target or "", runbooks=tuple(runbook or ()), vars=user_vars, fix=fix, yes=yes,
+            dry_run=dry_run, rootfs=rootfs, paths=tuple(path or ()), ssh_config=ssh_config,
+            accept_new_host_keys=accept_new_host_keys, sudo=sudo, bundle=from_bundle,
+        )
+        from rocmdoctor.incident.journal import incident_for_request, incident_footer
+
+        with incident_for_request(request, base=incidents_dir) as journal:
+            report = triage_target(request, interactive_output=fmt == "table", on_event=journal)
+        if fmt == "json":
+            print(json.dumps(report.to_dict(), indent=2))
+        else:
+            from rocmdoctor.cli.render import print_report
+
+            print_report(out_console(), report, verbose=verbose)
+        footer = incident_footer(journal)
+        if footer and fmt == "table" and not journal.error:
+            print(f"\n{footer}")
+        elif footer:
+            print(footer, file=sys.stderr)
+        raise typer.Exit(int(report.exit_status))
+
+
+def _register_subcommands() -> None:
+    from rocmdoctor.cli.catalog import checks_app, demo_app, runbooks_app
+
+    app.add_typer(runbooks_app, name="runbooks")
+    app.add_typer(checks_app, name="checks")
+    app.add_typer(demo_app, name="demo")
+    import importlib
+
+    for module in ("rocmdoctor.cli.sweep", "rocmdoctor.cli.incident", "rocmdoctor.cli.capture"):
+        try:
+            importlib.import_module(module).register(app)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+_register_subcommands()
+
+
+def run(argv: list[str]) -> int:
+    """Run the CLI; an unexpected error is one line (UNKNOWN, 3), not a traceback,
+    unless ROCMDOCTOR_DEBUG=1 asks for it."""
+    import os
+
+    try:
+        app(args=argv, prog_name="rocmdoctor", standalone_mode=True)
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 2)
+    except Exception as exc:  # the last line of defence for an on-call engineer at 3 a.m.
+        if os.environ.get("ROCMDOCTOR_DEBUG"):
+            raise
+        print(f"rocmdoctor: internal error: {type(exc).__name__}: {exc}\n"
+              "  hint: this is a bug; rerun with ROCMDOCTOR_DEBUG=1 for the traceback and report it",
+              file=sys.stderr)
+        return 3
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(run(sys.argv[1:]))

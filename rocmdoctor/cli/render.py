@@ -1,0 +1,137 @@
+"""Human-readable triage output: a tree of runbooks and steps, each with its
+state symbol (readable without colour), message, evidence, diagnoses and
+the exact remediation commands.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rocmdoctor.status import State
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rocmdoctor.results import Diagnosis, RunbookReport, StepResult
+    from rocmdoctor.engine.triage import TriageReport
+
+STYLE = {State.PASS: "green", State.WARN: "yellow", State.FAIL: "bold red",
+         State.UNKNOWN: "magenta", State.SKIPPED: "dim"}
+LABEL = {State.PASS: "OK", State.WARN: "WARNING", State.FAIL: "CRITICAL", State.UNKNOWN: "UNKNOWN",
+         State.SKIPPED: "OK"}
+
+
+def state_text(state: State) -> str:
+    return f"[{STYLE[state]}]{state.symbol} {state.value.upper():7}[/]"
+
+
+def print_report(console: "Console", report: "TriageReport", *, verbose: bool = False) -> None:
+    """Worst runbook first (diagnosed ones first among equals); within a runbook, failing steps with their evidence and
+    diagnoses, and passing steps folded into a count (all shown with --verbose)."""
+    from rich.markup import escape
+
+    st = report.state
+    console.print(f"[bold]{escape(report.target)}[/]  [{STYLE[st]}]{st.symbol} {LABEL[st]}[/]  "
+                  f"[dim]({report.round_trips} round trip{'s' if report.round_trips != 1 else ''}, "
+                  f"{report.duration_ms / 1000:.2f}s)[/]")
+    _print_runbooks(console, report.runbooks, verbose=verbose)
+    _print_remediations(console, report)
+    if report.after is not None:
+        console.print()
+        console.print(f"[bold]After remediation[/] (triaged again): [{STYLE[st]}]{st.symbol} {LABEL[st]}[/]")
+        _print_runbooks(console, report.after, verbose=verbose, diagnoses=True)
+
+
+def _print_runbooks(console: "Console", runbooks: "tuple[RunbookReport, ...] | list[RunbookReport]", *,
+                    verbose: bool, diagnoses: bool = True) -> None:
+    from rich.markup import escape
+
+    shown: dict[str, str] = {}  # check id -> runbook where its evidence was printed
+    for rb in sorted(runbooks, key=lambda r: (-r.state.severity, -len(r.diagnoses))):
+        console.print()
+        counts = _counts(rb.steps)
+        console.print(f"{state_text(rb.state)} [bold]{escape(rb.runbook_id)}[/]  {escape(rb.title)}  [dim]{counts}[/]")
+        by_step: dict[str, list["Diagnosis"]] = {}
+        for d in rb.diagnoses:
+            by_step.setdefault(d.step_id, []).append(d)
+        folded = 0
+        for step in rb.steps:
+            if step.check is None:
+                if verbose:
+                    console.print(f"    {state_text(State.SKIPPED)} {escape(step.step_id)}: "
+                                  f"[dim]{escape(step.skipped_because)}[/]")
+                continue
+            c = step.check
+            if c.state == State.PASS and not verbose and step.step_id not in by_step:
+                folded += 1
+                continue
+            if c.check_id in shown:  # a check shared by several runbooks: its evidence once
+                console.print(f"    {state_text(c.state)} {escape(c.title)} [dim](as in {escape(shown[c.check_id])} above)[/]")
+            else:
+                shown[c.check_id] = rb.runbook_id
+                console.print(f"    {state_text(c.state)} {escape(c.title)}: {escape(c.message)}")
+                if c.state != State.PASS or verbose:
+                    for line in c.evidence[:8]:
+                        console.print(f"              [dim]└ {escape(line)}[/]")
+            for d in by_step.get(step.step_id, []) if diagnoses else ():
+                _print_diagnosis(console, d)
+        if folded and rb.state != State.PASS:
+            console.print(f"    [dim]{State.PASS.symbol} {folded} other check{'s' if folded != 1 else ''} passed[/]")
+
+
+def _print_remediations(console: "Console", report: "TriageReport") -> None:
+    from rich.markup import escape
+
+    if report.remediations:
+        console.print()
+        console.print("[bold]Remediations[/]")
+        for o in report.remediations:
+            p = o.plan
+            if o.result is None:
+                console.print(f"    [dim]– not run[/] {escape(p.title)}: {escape(o.decision.reason or 'declined')}")
+                console.print(f"        [dim]$ {escape(p.command)}[/]")
+                continue
+            if o.result.dry_run:
+                console.print(f"    [cyan]dry-run[/] {escape(p.title)}\n        $ {escape(p.command)}")
+                continue
+            ok = "[green]✔ fixed[/]" if o.fixed else ("[red]✖ not fixed[/]" if o.verify else
+                                                     f"exit {o.result.exit_status}")
+            console.print(f"    {ok} {escape(p.title)} (approved by {escape(o.decision.by)})")
+            console.print(f"        $ {escape(p.command)}  [dim]→ exit {o.result.exit_status}, "
+                          f"{o.result.duration_ms} ms[/]")
+            if o.verify:
+                console.print(f"        verify: {state_text(o.verify.state)} {escape(o.verify.message)}")
+    elif any(d.remediations for rb in report.runbooks for d in rb.diagnoses):
+        console.print()
+        console.print("[dim]Nothing was changed. Run again with --fix to be offered each remediation "
+                      "(--dry-run to print the plan).[/]")
+
+
+def _counts(steps: "tuple[StepResult, ...]") -> str:
+    n: dict[State, int] = {}
+    for s in steps:
+        n[s.state] = n.get(s.state, 0) + 1
+    order = (State.FAIL, State.WARN, State.UNKNOWN, State.PASS, State.SKIPPED)
+    return ", ".join(f"{n[s]} {s.value}" for s in order if n.get(s))
+
+
+def _print_diagnosis(console: "Console", d: "Diagnosis") -> None:
+    from rich.markup import escape
+
+    console.print(f"              [bold cyan]⇒ diagnosis[/] ({d.confidence} confidence): {escape(d.cause)}")
+    for p in d.remediations:
+        console.print(f"                [bold]fix[/] [{_risk(p.risk)}]{p.risk} risk[/]: {escape(p.title)}")
+        console.print(f"                  $ {escape(p.command)}")
+        extra = []
+        if p.verify_check:
+            extra.append(f"verify: {p.verify_check}")
+        if p.rollback:
+            extra.append(f"rollback: {p.rollback}")
+        if extra:
+            console.print(f"                  [dim]{escape(' · '.join(extra))}[/]")
+    for f in d.follow_up:
+        console.print(f"                [dim]follow-up: {escape(f)}[/]")
+
+
+def _risk(risk: str) -> str:
+    return {"low": "green", "medium": "yellow", "high": "bold red"}.get(risk, "white")

@@ -1,0 +1,70 @@
+"""Compile selected runbooks into an execution plan.
+
+The plan lists every check the runbooks (and their verify steps) need and
+every gather those checks read, de-duplicated, so that all read-only
+evidence is collected by one probe: one round trip per node.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from rocmdoctor.catalog.loader import Catalog
+from rocmdoctor.catalog.definitions import CheckDef, RunbookDef, resolve_gather
+from rocmdoctor.errors import RocmdoctorError
+from rocmdoctor.catalog.expressions import ExpressionError
+from rocmdoctor.evidence.probe import GatherSpec, build_probe
+
+
+@dataclass(frozen=True)
+class Plan:
+    runbooks: tuple[RunbookDef, ...]
+    checks: dict[str, CheckDef]
+    gathers: tuple[GatherSpec, ...]
+    vars: dict[str, Any]
+
+    def gathers_for(self, check_ids: Iterable[str]) -> list[GatherSpec]:
+        return check_gathers([self.checks[c] for c in check_ids], self.vars)
+
+    def probe_script(self, root: str = "", env: dict[str, str] | None = None) -> str:
+        return build_probe(self.gathers, root=root, env=env).script
+
+
+def merged_vars(runbooks: Iterable[RunbookDef], user_vars: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for rb in runbooks:
+        for k, v in rb.vars.items():
+            out.setdefault(k, v)
+    out.update(user_vars)
+    return out
+
+
+def check_gathers(checks: Iterable[CheckDef], vars: dict[str, Any]) -> list[GatherSpec]:
+    seen: dict[str, GatherSpec] = {}
+    for check in checks:
+        if any(vars.get(v) in (None, "") for v in check.requires_vars):
+            continue  # not applicable without its variable; reported as skipped
+        for g in check.gathers:
+            try:
+                spec = resolve_gather(g, vars)
+            except ExpressionError as exc:
+                raise RocmdoctorError(f"{check.path}:{g.line}: gather '{g.name}' of check '{check.id}': {exc}",
+                                      "set the variable with --var NAME=VALUE") from None
+            prev = seen.get(spec.key)
+            if prev is None or spec.timeout > prev.timeout:
+                seen[spec.key] = spec
+    return list(seen.values())
+
+
+def compile_plan(catalog: Catalog, runbook_ids: Iterable[str] = (), user_vars: dict[str, Any] | None = None) -> Plan:
+    runbooks = tuple(catalog.select(runbook_ids))
+    vars = merged_vars(runbooks, user_vars or {})
+    used: dict[str, CheckDef] = {}
+    for rb in runbooks:
+        for step in rb.steps:
+            used[step.check] = catalog.checks[step.check]
+        for rem in rb.remediations.values():
+            if rem.verify:
+                used[rem.verify] = catalog.checks[rem.verify]
+    return Plan(runbooks=runbooks, checks=used, gathers=tuple(check_gathers(used.values(), vars)), vars=vars)

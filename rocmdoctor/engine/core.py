@@ -1,0 +1,87 @@
+"""One call per front-end action: resolve the target, load and compile the
+runbooks, triage. The CLI, the TUI and the sweep all come through here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rocmdoctor.engine.events import EventSink
+from rocmdoctor.engine.triage import Approver, TriageReport, decline_all, run_triage
+
+if TYPE_CHECKING:
+    from rocmdoctor.engine.compiler import Plan
+    from rocmdoctor.transports.base import Transport
+
+
+@dataclass(frozen=True)
+class TriageRequest:
+    target: str
+    runbooks: tuple[str, ...] = ()
+    vars: dict[str, Any] = field(default_factory=dict)
+    fix: bool = False
+    yes: bool = False
+    dry_run: bool = False
+    rootfs: str = ""
+    paths: tuple[str, ...] = ()
+    ssh_config: str | None = None
+    accept_new_host_keys: bool = False
+    sudo: bool = False
+    bundle: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _noop(event: object) -> None:
+    pass
+
+
+def compile_request(request: TriageRequest) -> "Plan":
+    """Load the catalog (built-in plus --path dirs) and compile the requested runbooks."""
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+
+    return compile_plan(load_catalog(request.paths), request.runbooks, request_vars(request))
+
+
+def open_transport(request: TriageRequest) -> "Transport":
+    """The transport for a request: a bundle (--from), or the target (local, demo:, SSH)."""
+    if request.bundle:
+        from rocmdoctor.transports.replay import open_bundle
+
+        return open_bundle(request.bundle)
+    from rocmdoctor.engine.targets import TargetOptions, open_target
+
+    opts = TargetOptions(rootfs=request.rootfs, dry_run=request.dry_run, sudo=request.sudo,
+                         ssh_config=request.ssh_config, accept_new_host_keys=request.accept_new_host_keys,
+                         env=request.env)
+    return open_target(request.target, opts)
+
+
+def request_vars(request: TriageRequest) -> dict[str, Any]:
+    """The user's variables, over a demo node's own (so `demo:gpu-fell-off-bus` shows its fault)."""
+    if request.target.startswith("demo:") and not request.bundle:
+        from rocmdoctor.simnode.demo import demo_vars
+
+        return {**demo_vars(request.target), **request.vars}
+    return dict(request.vars)
+
+
+def triage_target(
+    request: TriageRequest,
+    *,
+    approver: Approver | None = None,
+    on_event: EventSink = _noop,
+    interactive_output: bool = False,
+) -> TriageReport:
+    plan = compile_request(request)
+    if approver is None:
+        if request.fix:
+            from rocmdoctor.engine.terminal_approver import prompt_approver
+
+            approver = prompt_approver(auto_approve=request.yes)
+        else:
+            approver = decline_all
+    transport = open_transport(request)
+    with transport:
+        return run_triage(transport, plan, target=request.target if not request.bundle else transport.host,
+                          fix=request.fix or request.dry_run, approver=approver, on_event=on_event)

@@ -1,0 +1,208 @@
+"""Judge evidence: checks -> CheckResult, runbooks -> steps and diagnoses.
+
+Pure functions over Evidence: no I/O here, so a live node, an SSH host and a
+replayed bundle give the same verdicts for the same evidence.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from rocmdoctor.catalog.definitions import CheckDef, GatherDef, RunbookDef, resolve_gather
+from rocmdoctor.catalog.expressions import ExpressionError, evaluate, render_shell, render_text, step_references
+from rocmdoctor.parsers import ParseError, get_parser, regex_parser
+from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RemediationPlan, StepResult
+from rocmdoctor.status import State
+
+
+class _Unknown(Exception):
+    def __init__(self, reason: str, sources: tuple[str, ...] = ()) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.sources = sources
+
+
+def _parse(g: GatherDef, ev: Evidence) -> Any:
+    value = ev.value
+    if g.kind == "command":
+        rc = value["rc"]
+        if g.accept_rc is not None and rc not in g.accept_rc:
+            first = (value["stderr"].strip() or value["stdout"].strip()).splitlines()[:1]
+            raise _Unknown(f"`{ev.source}` exited {rc}" + (f": {first[0][:200]}" if first else ""), (ev.source,))
+        text = {"stdout": value["stdout"], "stderr": value["stderr"],
+                "both": value["stdout"] + value["stderr"]}[g.stream]
+        if g.parse is None:
+            return value
+        if not text.strip() and rc != 0:
+            return None
+        return _apply_parser(g, text, ev)
+    if g.parse is None:
+        return value
+    if g.kind in ("glob", "stat"):
+        return {path: _apply_parser(g, text, ev) for path, text in value.items()}
+    return _apply_parser(g, value, ev)
+
+
+def _apply_parser(g: GatherDef, text: Any, ev: Evidence) -> Any:
+    if isinstance(g.parse, dict):
+        fn: Callable[[str], Any] | None = regex_parser(str(g.parse["regex"]))
+    else:
+        fn = get_parser(str(g.parse))
+    assert fn is not None  # validated at load
+    try:
+        return fn(text)
+    except ParseError as exc:
+        raise _Unknown(f"could not parse `{ev.source}`: {exc}", (ev.source,)) from None
+
+
+def _alternative_available(check: CheckDef, g: GatherDef, evidence: dict[str, Evidence],
+                           vars: dict[str, Any]) -> bool:
+    """True when a gather declared as this one's alternative (either way round) was collected."""
+    names = {g.alternative_to} | {o.name for o in check.gathers if o.alternative_to == g.name}
+    for other in check.gathers:
+        if other.name in names:
+            ev = evidence.get(resolve_gather(other, vars).key)
+            if ev is not None and ev.status == "ok":
+                return True
+    return False
+
+
+def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[str, Any]) -> CheckResult:
+    """Gathers -> parsed values -> outputs -> first matching rule."""
+    sources = tuple(ev.source for g in check.gathers if (ev := evidence.get(resolve_gather(g, vars).key)))
+    missing_vars = [v for v in check.requires_vars if vars.get(v) in (None, "")]
+    if missing_vars:
+        return CheckResult(check.id, check.title, State.SKIPPED,
+                           f"not applicable: set --var {missing_vars[0]}=... to run this check", (), {}, sources)
+    scope: dict[str, Any] = {"vars": vars, "ev": {}}
+    try:
+        if check.data:
+            scope["data"] = _load_data(check.data)
+        for g in check.gathers:
+            key = resolve_gather(g, vars).key
+            ev = evidence.get(key)
+            if ev is None:
+                raise _Unknown(f"no evidence for `{key}`")
+            scope["ev"][g.name] = ev
+            if ev.status == "missing" and g.optional:
+                scope[g.name] = None
+                continue
+            if ev.status == "unavailable" and _alternative_available(check, g, evidence, vars):
+                scope[g.name] = None  # e.g. a bundle with dmesg but no journalctl: dmesg stands in
+                continue
+            if ev.status != "ok":
+                raise _Unknown(ev.reason or f"{ev.source}: {ev.status}", (ev.source,))
+            scope[g.name] = _parse(g, ev)
+        outputs: dict[str, Any] = {}
+        for name, expr in check.outputs:
+            outputs[name] = scope[name] = evaluate(expr, scope)
+        for rule in check.rules:
+            if rule.when is None or evaluate(rule.when, scope):
+                message = render_text(rule.message, scope)
+                evidence_lines = tuple(line for e in rule.evidence for line in render_text(e, scope).splitlines()
+                                       if line.strip()) or sources
+                return CheckResult(check.id, check.title, State(rule.state), message, evidence_lines,
+                                   _jsonable(outputs), sources)
+    except _Unknown as exc:
+        return CheckResult(check.id, check.title, State.UNKNOWN, exc.reason, exc.sources or sources, {}, sources)
+    except ExpressionError as exc:
+        return CheckResult(check.id, check.title, State.UNKNOWN,
+                           f"check {check.id} could not be evaluated: {exc}", sources, {}, sources)
+    return CheckResult(check.id, check.title, State.UNKNOWN, "no rule matched", sources, {}, sources)
+
+
+def _load_data(name: str) -> Any:
+    from rocmdoctor.catalog.datafiles import DataFileError, load_data
+
+    try:
+        return load_data(name)
+    except DataFileError as exc:
+        raise _Unknown(f"reference data unavailable: {exc}") from None
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def step_scope(results: dict[str, StepResult]) -> dict[str, Any]:
+    return {
+        sid: {"state": r.state.value, "outputs": (r.check.outputs if r.check else {}),
+              "message": (r.check.message if r.check else r.skipped_because),
+              "evidence": list(r.check.evidence) if r.check else []}
+        for sid, r in results.items()
+    }
+
+
+def evaluate_runbook(
+    runbook: RunbookDef,
+    check_result: Callable[[str], CheckResult],
+    vars: dict[str, Any],
+    host: str,
+    on_step: Callable[[StepResult], None] | None = None,
+) -> tuple[tuple[StepResult, ...], tuple[Diagnosis, ...]]:
+    results: dict[str, StepResult] = {}
+    for step in runbook.steps:
+        title = step.title or ""
+        if step.when:
+            scope = {"steps": step_scope(results), "vars": vars, "host": host}
+            try:
+                run = bool(evaluate(step.when, scope))
+                why = f"condition not met: {step.when}"
+            except ExpressionError as exc:
+                # A gate over a step whose evidence could not be collected cannot rule this
+                # step out: run it and let its own evidence decide (a partial bundle, an
+                # unreadable sysfs). A gate over a skipped step skips this one too.
+                gates = step_references(step.when)
+                run = any(results[g].state == State.UNKNOWN for g in gates if g in results)
+                why = f"condition could not be evaluated: {exc}"
+            if not run:
+                r = StepResult(runbook.id, step.id, title, None, why)
+                results[step.id] = r
+                if on_step:
+                    on_step(r)
+                continue
+        check = check_result(step.check)
+        r = StepResult(runbook.id, step.id, title or check.title, check)
+        if check.state == State.SKIPPED:
+            r = StepResult(runbook.id, step.id, title or check.title, None, check.message)
+        results[step.id] = r
+        if on_step:
+            on_step(r)
+    return tuple(results[s.id] for s in runbook.steps), _diagnose(runbook, results, vars, host)
+
+
+def _diagnose(runbook: RunbookDef, results: dict[str, StepResult], vars: dict[str, Any],
+              host: str) -> tuple[Diagnosis, ...]:
+    scope = {"steps": step_scope(results), "vars": vars, "host": host}
+    out = []
+    for d in runbook.diagnoses:
+        try:
+            if not evaluate(d.when, scope):
+                continue
+            cause = render_text(d.cause, scope)
+            follow_up = tuple(render_text(f, scope) for f in d.follow_up)
+        except ExpressionError:
+            continue  # a diagnosis over evidence we do not have is not made
+        evidence = tuple(line for sid in d.evidence_from for line in
+                         (results[sid].check.evidence if results[sid].check else ()))
+        plans = tuple(plan_remediation(runbook, rid, scope) for rid in d.remediations)
+        out.append(Diagnosis(runbook.id, d.id, d.step, cause, d.confidence, evidence,
+                             tuple(p for p in plans if p is not None), follow_up))
+    return tuple(out)
+
+
+def plan_remediation(runbook: RunbookDef, rid: str, scope: dict[str, Any]) -> RemediationPlan | None:
+    rem = runbook.remediations[rid]
+    try:
+        command = render_shell(rem.command, scope)
+        rollback = render_shell(rem.rollback, scope) if rem.rollback else ""
+    except ExpressionError:
+        return None
+    return RemediationPlan(runbook.id, rem.id, rem.title, command, rem.risk, rem.confirm, rem.verify,
+                           rollback, rem.timeout, rem.sudo)

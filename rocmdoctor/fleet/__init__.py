@@ -1,0 +1,1 @@
+"""Sweeps across many hosts: host lists, inventories, the fan-out, Slurm drain, NPD, sweep outputs."""

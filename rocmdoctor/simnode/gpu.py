@@ -1,0 +1,94 @@
+"""The state of one simulated GPU and its processes.
+
+Renderers in `rocmdoctor.simnode.formats` turn these into the exact output of
+real tools (amd-smi, rocm-smi, rocminfo, sysfs files); the simulated-node
+builder writes them into a fake root tree. One model, many formats, so a
+scenario changes a value once and every tool agrees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MIB = 1024 * 1024
+GIB = 1024 * MIB
+
+
+@dataclass
+class SimProcess:
+    pid: int
+    name: str
+    vram_bytes: int
+    gtt_bytes: int = 2134016
+    cpu_mem_bytes: int = 211795968
+    user: str = "alice"
+    state: str = "S"          # ps STAT letter: R, S, D, Z
+    alive: bool = True        # False: gone from /proc but still listed by KFD (stale)
+
+
+@dataclass
+class SimGPU:
+    index: int
+    bdf: str                                   # "0000:05:00.0"
+    device_id: int = 0x74A1                    # MI300X
+    vendor_id: int = 0x1002
+    subsystem_device_id: int = 0x74A1
+    revision: int = 0x00
+    market_name: str = "AMD Instinct MI300X"   # amd-smi MARKET_NAME may be "MI300X-O"
+    gfx_target: str = "gfx942"
+    uuid: str = ""
+    serial: str = ""
+    vram_total: int = 196592 * MIB
+    vram_used: int = 283 * MIB
+    gtt_total: int = 128 * GIB
+    gtt_used: int = 14 * MIB
+    # temperatures in degrees C; MI300-class hwmon has no edge sensor (None)
+    edge_temp: float | None = None
+    junction_temp: float = 42.0
+    mem_temp: float = 38.0
+    # critical / emergency thresholds as hwmon exposes them; None = file absent (MI300)
+    junction_crit: float | None = None
+    junction_emergency: float | None = None
+    mem_crit: float | None = None
+    power_w: float = 132.0
+    power_cap_w: float = 750.0
+    sclk_mhz: int = 132
+    sclk_max_mhz: int = 2100
+    mclk_mhz: int = 900
+    gfx_activity: int = 0
+    throttle_status: str = "UNTHROTTLED"
+    # violation residency percentages (amd-smi metric --json "throttle"); 0 = none
+    thermal_violation_pct: float = 0.0
+    power_violation_pct: float = 0.0
+    ue_errors: int = 0
+    ce_errors: int = 0
+    pcie_speed_gts: float = 32.0
+    pcie_width: int = 16
+    pcie_max_speed_gts: float = 32.0
+    pcie_max_width: int = 16
+    processes: list[SimProcess] = field(default_factory=list)
+    card: int = -1                              # DRM card number; default index
+    render_minor: int = -1                      # renderD number; default 128 + index
+
+    def __post_init__(self) -> None:
+        if self.card < 0:
+            self.card = self.index
+        if self.render_minor < 0:
+            self.render_minor = 128 + self.index
+        if not self.uuid:
+            self.uuid = f"{self.index:02x}ff74a1-0000-1000-80{self.index:02x}-e92b0a5d57c8"
+        if not self.serial:
+            self.serial = f"0xAF54E92B0A5D57{self.index:02X}"
+
+
+# PCI addresses of the 8 OAM GPUs of a real MI300X platform (amd-smi list, AMD blog,
+# shared/reference/real-outputs/mi300x-x8-amd-smi.md shows 05, 26, 46; the rest follow
+# the same platform layout)
+MI300X_BDFS = (
+    "0000:05:00.0", "0000:26:00.0", "0000:46:00.0", "0000:65:00.0",
+    "0000:85:00.0", "0000:a6:00.0", "0000:c6:00.0", "0000:e5:00.0",
+)
+
+
+def mi300x_gpus(count: int = 8) -> list[SimGPU]:
+    return [SimGPU(index=i, bdf=MI300X_BDFS[i]) for i in range(count)]
