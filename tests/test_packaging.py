@@ -49,3 +49,30 @@ def test_installed_wheel_lists_runbooks_and_runs_the_demo(tmp_path: Path) -> Non
     demo = run("triage", "demo:amdgpu-not-loaded", "--runbook", "gpu-not-visible")
     assert demo.returncode == 2, demo.stderr
     assert "amdgpu is not loaded" in demo.stdout and "$ modprobe amdgpu" in demo.stdout
+
+
+def _bash_blocks(markdown: str) -> list[str]:
+    blocks, current = [], None
+    for line in markdown.splitlines():
+        if current is None and line.strip() == "```bash":
+            current = []
+        elif current is not None and line.strip() == "```":
+            blocks.append("\n".join(current).strip())
+            current = None
+        elif current is not None:
+            current.append(line)
+    return blocks
+
+
+def test_readme_opens_with_the_demo_and_the_test_command_ci_runs() -> None:
+    """Issue 8: the README's first two commands are the demo and the whole suite, and
+    .ci/run runs exactly that test command (so CI and a newcomer do the same thing)."""
+    demo, tests = _bash_blocks((ROOT / "README.md").read_text())[:2]
+    assert "rocmdoctor triage demo:" in demo and "python3 -m venv" in demo
+    assert tests == "bash tests/run.sh"
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.lstrip().startswith("#")]
+    assert tests in ci
+    script = (ROOT / "tests" / "run.sh").read_text()
+    assert "python3 -m venv" in script and "'.[test]'" in script
+    assert '"$status" = 5' in script  # pytest's "no tests collected" fails the run

@@ -20,7 +20,7 @@ from rocmdoctor.status import State
 from rocmdoctor.fleet.sweep import GRACE_S, run_sweep
 from rocmdoctor.fleet.sweep_open import FleetOpener, PlanCache
 from rocmdoctor.simnode.node import sim_transport
-from rocmdoctor.testing.sshd import sshd_available
+from rocmdoctor.testing.sshd import require_sshd
 from rocmdoctor.testing.sweep_fleet import CATALOG, Fleet, build_fleet
 from rocmdoctor.engine.triage import run_triage
 
@@ -31,8 +31,7 @@ DEADLINE = 50.0
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Fleet:
-    if not sshd_available():
-        pytest.skip("openssh-server is not installed (CI installs it with apt)")
+    require_sshd()
     f = build_fleet(tmp_path_factory.mktemp("fleet"), 200, FAULTS)
     yield f
     f.stop()
@@ -195,8 +194,7 @@ def test_per_host_vars_compile_once_per_distinct_set(node_root: Path) -> None:
 def test_1000_hosts_at_fanout_64_none_lost(tmp_path: Path) -> None:
     """Issue 5: concurrent connection set-up once lost hosts at random (25 of 500); here
     every one of 1000 loopback hosts must come back with its probe answered."""
-    if not sshd_available():
-        pytest.skip("openssh-server is not installed (CI installs it with apt)")
+    require_sshd()
     big = build_fleet(tmp_path / "fleet", 1000, healthy_kinds=("healthy",))
     try:
         plans = PlanCache(load_catalog([CATALOG]), ["sweep_test"], {})

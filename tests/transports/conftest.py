@@ -12,7 +12,7 @@ import pytest
 
 from rocmdoctor.testing.sshd import (
     FLEET_ADDRESSES, Alias, BlackholeListener, TestSSHD, closed_port, fleet_aliases, keygen,
-    known_hosts_entries, sshd_available, write_known_hosts, write_ssh_config,
+    known_hosts_entries, require_sshd, write_known_hosts, write_ssh_config,
 )
 
 STUB_SUDO = """#!/bin/sh
@@ -46,8 +46,7 @@ class SSHBed:
 
 @pytest.fixture(scope="session")
 def ssh_bed(tmp_path_factory: pytest.TempPathFactory) -> SSHBed:
-    if not sshd_available():
-        pytest.skip("openssh-server is not installed (CI installs it with apt)")
+    require_sshd()
     base = tmp_path_factory.mktemp("sshbed")
     identity = base / "id_ed25519"
     refused = base / "id_refused"
