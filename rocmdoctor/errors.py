@@ -34,3 +34,8 @@ class TargetError(RocmdoctorError):
     """A target that cannot be reached or resolved (unknown host, bad demo name)."""
 
     exit_status = ExitStatus.UNKNOWN
+
+
+class ExpressionError(ValueError):
+    """A rule or template expression failed to parse or evaluate. Defined here, not in
+    catalog/expressions.py, so the compiler can catch it without importing Jinja2."""

@@ -15,9 +15,11 @@ from typer.testing import CliRunner
 from rocmdoctor.evidence import bundle as bundle_mod
 from rocmdoctor.evidence.bundle import BundleError, read_bundle
 from rocmdoctor.engine.capture import capture_target
-from rocmdoctor.cli.main import app
+from rocmdoctor.cli.main import full_app
 from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.status import State
+
+app = full_app()
 
 ENGINE = Path(__file__).parent / "data" / "engine"
 

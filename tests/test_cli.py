@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 from typer.testing import CliRunner
 
-from rocmdoctor.cli.main import app
+from rocmdoctor.cli.main import full_app
+
+app = full_app()
 
 runner = CliRunner()
 
@@ -99,3 +102,28 @@ def test_help_starts_without_heavy_imports() -> None:
             "print(sorted(m for m in ('textual', 'fabric', 'paramiko', 'jinja2', 'rich') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60).stdout
     assert out.strip().splitlines()[-1] in ("[]", "['rich']")
+
+
+def test_a_node_without_amd_gpu_says_so_instead_of_counting_skips() -> None:
+    """Issue 8: `1 pass, 9 skipped` told on-call nothing; the gating check's verdict does."""
+    result = runner.invoke(app, ["triage", "demo:healthy-no-gpu"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.stdout
+    lines = [line for line in result.stdout.splitlines() if "PASS" in line]
+    assert len(lines) == 5
+    assert all("no AMD GPU on the PCI bus: not a GPU node" in line for line in lines)
+    assert not any("skipped" in line for line in lines)
+    assert result.stdout.count("--var expect_gpus=N") == 1  # the hint once, not per runbook
+
+
+def test_triage_keeps_pydantic_and_unused_front_ends_off_the_command_path(tmp_path) -> None:
+    """Issue 8: typer >= 0.29 validates every option through pydantic (0.1-0.45 s per call);
+    a warm triage imports neither pydantic nor the TUI, SSH or sweep modules, nor every parser
+    (a cold one validates the catalog, which looks up every parser)."""
+    code = ("import sys, rocmdoctor.cli.main as c; c.run(['triage', 'demo:healthy-no-gpu', '-r', 'gpu-not-visible']); "
+            "print(sorted(m for m in ('pydantic', 'textual', 'fabric', 'paramiko', 'rocmdoctor.cli.sweep', "
+            "'rocmdoctor.cli.incident', 'rocmdoctor.parsers.app_log', 'rocmdoctor.parsers.kubectl') if m in sys.modules))")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "c"), "XDG_DATA_HOME": str(tmp_path / "d"),
+           "XDG_STATE_HOME": str(tmp_path / "s")}
+    subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120, env=env)  # fills the caches
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env).stdout
+    assert out.strip().splitlines()[-1] == "[]"

@@ -117,7 +117,9 @@ def incidents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _cli(*args: str):  # type: ignore[no-untyped-def]
-    from rocmdoctor.cli.main import app
+    from rocmdoctor.cli.main import full_app
+
+    app = full_app()
 
     return CliRunner().invoke(app, list(args), catch_exceptions=False)
 

@@ -9,7 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from rocmdoctor.catalog.loader import validate_paths
-from rocmdoctor.cli.main import app
+from rocmdoctor.cli.main import full_app
+
+app = full_app()
 
 MALFORMED = sorted((Path(__file__).parent / "data" / "malformed").glob("*.yaml"))
 

@@ -102,10 +102,12 @@ class RunbookDef:
 
 def resolve_gather(g: GatherDef, vars: dict[str, Any]) -> GatherSpec:
     """The concrete gather for a run: templates in targets filled from `vars`."""
+    kind = "tail" if g.kind == "file" and g.tail else g.kind
+    if not any("{" in a for a in (g.target if isinstance(g.target, tuple) else (g.target,))):
+        return GatherSpec(kind=kind, target=g.target, timeout=g.timeout)  # nothing to fill: no Jinja2 import
     from rocmdoctor.catalog.expressions import render_text
 
     scope = {"vars": vars}
-    kind = "tail" if g.kind == "file" and g.tail else g.kind
     if isinstance(g.target, tuple):
         target: str | tuple[str, ...] = tuple(render_text(a, scope) if "{" in a else a for a in g.target)
     else:

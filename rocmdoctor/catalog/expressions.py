@@ -24,6 +24,8 @@ from jinja2.exceptions import TemplateError, TemplateSyntaxError
 from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from rocmdoctor.errors import ExpressionError  # noqa: F401  (raised here; defined light for the compiler)
+
 
 def _bytes_h(value: Any) -> str:
     try:
@@ -126,10 +128,7 @@ text_env = _make()
 shell_env = _make(_shell_finalize)
 
 
-class ExpressionError(ValueError):
-    pass
-
-
+@lru_cache(maxsize=1)
 def _code_cache_dir() -> Path | None:
     from rocmdoctor.paths import cache_dir
 

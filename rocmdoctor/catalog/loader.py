@@ -12,9 +12,6 @@ from typing import Iterable
 
 from rocmdoctor.catalog.definitions import CheckDef, RunbookDef
 from rocmdoctor.errors import DefinitionError
-from rocmdoctor.catalog.schema_checks import parse_checks
-from rocmdoctor.catalog.schema_runbooks import parse_runbook
-from rocmdoctor.catalog.yaml_lines import load_yaml, line_of
 
 
 @dataclass(frozen=True)
@@ -72,6 +69,8 @@ def _read(path: Path) -> object:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise DefinitionError(str(path), None, f"cannot read: {exc}") from None
+    from rocmdoctor.catalog.yaml_lines import load_yaml
+
     return load_yaml(text, str(path))
 
 
@@ -94,6 +93,12 @@ def _fingerprint(dirs: list[Path]) -> str:
             st = path.stat()
             h.update(f"{path}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
     return h.hexdigest()[:32]
+
+
+def catalog_fingerprint(extra: Iterable[str | Path] = ()) -> str:
+    """Changes whenever any definition file (path, mtime, size) or rocmdoctor changes."""
+    check_dirs, runbook_dirs = search_dirs(extra)
+    return _fingerprint(check_dirs + runbook_dirs)
 
 
 def load_catalog(extra: Iterable[str | Path] = ()) -> Catalog:
@@ -131,6 +136,10 @@ def load_catalog(extra: Iterable[str | Path] = ()) -> Catalog:
 
 
 def _load(check_dirs: list[Path], runbook_dirs: list[Path]) -> Catalog:
+    # The schema, YAML and Jinja2 parsing are needed only when the cache misses.
+    from rocmdoctor.catalog.schema_runbooks import parse_runbook
+    from rocmdoctor.catalog.yaml_lines import line_of
+
     checks: dict[str, CheckDef] = {}
     runbook_docs: list[tuple[Path, object]] = []
     for d in check_dirs:
@@ -156,6 +165,8 @@ def _load(check_dirs: list[Path], runbook_dirs: list[Path]) -> Catalog:
 
 
 def _add_checks(checks: dict[str, CheckDef], path: Path, data: object) -> None:
+    from rocmdoctor.catalog.schema_checks import parse_checks
+
     for c in parse_checks(data, str(path)):
         if c.id in checks and Path(checks[c.id].path).parent != builtin_dir("checks"):
             raise DefinitionError(str(path), c.line, f"check '{c.id}' is also defined in {checks[c.id].path}:{checks[c.id].line}",
@@ -181,6 +192,9 @@ def validate_paths(paths: Iterable[str | Path]) -> list[DefinitionError]:
             files.append(p)
         else:
             errors.append(DefinitionError(str(p), None, "no such file or directory"))
+    from rocmdoctor.catalog.schema_checks import parse_checks
+    from rocmdoctor.catalog.schema_runbooks import parse_runbook
+
     checks = dict(base.checks)
     docs: list[tuple[Path, object]] = []
     for f in dict.fromkeys(files):

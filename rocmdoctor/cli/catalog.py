@@ -149,3 +149,9 @@ def demo_list() -> None:
 
     for name, desc in demo_names().items():
         print(f"demo:{name:34} {desc}")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(runbooks_app, name="runbooks")
+    app.add_typer(checks_app, name="checks")
+    app.add_typer(demo_app, name="demo")

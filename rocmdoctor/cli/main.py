@@ -102,7 +102,8 @@ def triage(
         from rocmdoctor.incident.journal import incident_for_request, incident_footer
 
         with incident_for_request(request, base=incidents_dir) as journal:
-            report = triage_target(request, interactive_output=fmt == "table", on_event=journal)
+            report = triage_target(request, interactive_output=fmt == "table", on_event=journal,
+                                   preload=("rich.console", "rocmdoctor.cli.render") if fmt == "table" else ())
         if fmt == "json":
             print(json.dumps(report.to_dict(), indent=2))
         else:
@@ -117,15 +118,30 @@ def triage(
         raise typer.Exit(int(report.exit_status))
 
 
-def _register_subcommands() -> None:
-    from rocmdoctor.cli.catalog import checks_app, demo_app, runbooks_app
+# Which module defines each top-level command. Only the module a call names is
+# imported and turned into click commands (building all of them costs ~20 ms on
+# every call, which a Slurm health check pays on every node every few minutes).
+COMMAND_MODULES = {
+    "runbooks": "rocmdoctor.cli.catalog", "checks": "rocmdoctor.cli.catalog", "demo": "rocmdoctor.cli.catalog",
+    "sweep": "rocmdoctor.cli.sweep", "capture": "rocmdoctor.cli.capture",
+    "incidents": "rocmdoctor.cli.incident", "postmortem": "rocmdoctor.cli.incident", "tui": "rocmdoctor.cli.incident",
+}
 
-    app.add_typer(runbooks_app, name="runbooks")
-    app.add_typer(checks_app, name="checks")
-    app.add_typer(demo_app, name="demo")
+
+_registered: set[str] = set()
+
+
+def _register_subcommands(argv: list[str]) -> None:
     import importlib
 
-    for module in ("rocmdoctor.cli.sweep", "rocmdoctor.cli.incident", "rocmdoctor.cli.capture"):
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command == "triage":
+        return
+    wanted = {COMMAND_MODULES[command]} if command in COMMAND_MODULES else set(COMMAND_MODULES.values())
+    for module in dict.fromkeys(COMMAND_MODULES.values()):
+        if module not in wanted or module in _registered:
+            continue
+        _registered.add(module)
         try:
             importlib.import_module(module).register(app)
         except ModuleNotFoundError as exc:
@@ -133,7 +149,10 @@ def _register_subcommands() -> None:
                 raise
 
 
-_register_subcommands()
+def full_app() -> typer.Typer:
+    """The app with every command registered (for CliRunner tests and docs)."""
+    _register_subcommands([])
+    return app
 
 
 def run(argv: list[str]) -> int:
@@ -142,6 +161,7 @@ def run(argv: list[str]) -> int:
     import os
 
     try:
+        _register_subcommands(argv)
         app(args=argv, prog_name="rocmdoctor", standalone_mode=True)
     except SystemExit as exc:
         code = exc.code

@@ -47,9 +47,12 @@ def _print_runbooks(console: "Console", runbooks: "tuple[RunbookReport, ...] | l
     from rich.markup import escape
 
     shown: dict[str, str] = {}  # check id -> runbook where its evidence was printed
+    said: set[str] = set()
     for rb in sorted(runbooks, key=lambda r: (-r.state.severity, -len(r.diagnoses))):
         console.print()
-        counts = _counts(rb.steps)
+        reasons = [_without_hint(r) if r in said else r for r in _why_quiet(rb)]  # a hint once
+        said.update(_why_quiet(rb))
+        counts = "; ".join(reasons) or _counts(rb.steps)
         console.print(f"{state_text(rb.state)} [bold]{escape(rb.runbook_id)}[/]  {escape(rb.title)}  [dim]{counts}[/]")
         by_step: dict[str, list["Diagnosis"]] = {}
         for d in rb.diagnoses:
@@ -105,6 +108,22 @@ def _print_remediations(console: "Console", report: "TriageReport") -> None:
         console.print()
         console.print("[dim]Nothing was changed. Run again with --fix to be offered each remediation "
                       "(--dry-run to print the plan).[/]")
+
+
+def _why_quiet(rb: "RunbookReport") -> list[str]:
+    """A runbook that passed because its first steps found nothing to look at (no AMD
+    GPU on the PCI bus, not in a container) says so, instead of "1 pass, 9 skipped"."""
+    if rb.state != State.PASS or not any(s.check is None for s in rb.steps):
+        return []
+    gating = [s for s in rb.steps if s.check is not None and s.check.state == State.PASS
+              and any(f"steps.{s.step_id}." in o.skipped_because for o in rb.steps if o.check is None)]
+    return [s.check.message for s in gating if s.check is not None and s.check.message]
+
+
+def _without_hint(message: str) -> str:
+    """Drop a trailing "(pass --var ...)"-style hint from a message."""
+    head, sep, tail = message.rpartition(" (")
+    return head if sep and "--" in tail and tail.endswith(")") else message
 
 
 def _counts(steps: "tuple[StepResult, ...]") -> str:

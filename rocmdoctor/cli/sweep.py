@@ -58,7 +58,6 @@ def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[flo
     from pathlib import Path
 
     from rocmdoctor.transports.audit import AuditLog
-    from rocmdoctor.catalog.loader import load_catalog
     from rocmdoctor.cli.common import parse_vars
     from rocmdoctor.errors import RocmdoctorError
     from rocmdoctor.fleet.inventory import resolve_targets
@@ -74,7 +73,7 @@ def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[flo
         raise RocmdoctorError(f"--ssh-config {ssh_config}: no such ssh config file", "give the path of an OpenSSH client config")
     user_vars = parse_vars(var)
     hosts = resolve_targets(targets)
-    plans = PlanCache(load_catalog(paths), runbooks, user_vars)
+    plans = PlanCache(None, runbooks, user_vars, paths=paths)
     default_plan = plans.default()  # compile once up front: a bad runbook is one error, not N unknowns
     audit = AuditLog(Path(audit_log)) if audit_log else AuditLog()
     opener = FleetOpener(ssh_config=ssh_config, accept_new_host_keys=accept_new, connect_timeout=min(10.0, timeout),

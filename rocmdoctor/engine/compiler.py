@@ -12,8 +12,7 @@ from typing import Any, Iterable
 
 from rocmdoctor.catalog.loader import Catalog
 from rocmdoctor.catalog.definitions import CheckDef, RunbookDef, resolve_gather
-from rocmdoctor.errors import RocmdoctorError
-from rocmdoctor.catalog.expressions import ExpressionError
+from rocmdoctor.errors import ExpressionError, RocmdoctorError
 from rocmdoctor.evidence.probe import GatherSpec, build_probe
 
 
@@ -26,6 +25,10 @@ class Plan:
 
     def gathers_for(self, check_ids: Iterable[str]) -> list[GatherSpec]:
         return check_gathers([self.checks[c] for c in check_ids], self.vars)
+
+    def parser_ids(self) -> list[str]:
+        """The named parsers this plan's gathers use (the ones evaluation will import)."""
+        return sorted({g.parse for c in self.checks.values() for g in c.gathers if isinstance(g.parse, str)})
 
     def probe_script(self, root: str = "", env: dict[str, str] | None = None) -> str:
         return build_probe(self.gathers, root=root, env=env).script
@@ -68,3 +71,43 @@ def compile_plan(catalog: Catalog, runbook_ids: Iterable[str] = (), user_vars: d
             if rem.verify:
                 used[rem.verify] = catalog.checks[rem.verify]
     return Plan(runbooks=runbooks, checks=used, gathers=tuple(check_gathers(used.values(), vars)), vars=vars)
+
+
+PLAN_CACHE_SIZE = 64
+
+
+def cached_plan(extra_paths: Iterable[str], runbook_ids: Iterable[str], user_vars: dict[str, Any]) -> Plan:
+    """compile_plan over load_catalog, kept in the cache dir per (definition files,
+    runbooks, vars): a health check that Slurm or cron runs with the same arguments
+    every few minutes then skips filling gather templates (and importing Jinja2) before
+    its probe. Any change to a definition file or to rocmdoctor compiles afresh."""
+    import hashlib
+    import json
+    import os
+    import pickle
+
+    from rocmdoctor.catalog.loader import catalog_fingerprint, load_catalog
+    from rocmdoctor.paths import cache_dir
+
+    extra = list(extra_paths)
+    ids = list(runbook_ids)
+    shape = json.dumps([catalog_fingerprint(extra), ids, user_vars], sort_keys=True, default=str)
+    path = cache_dir() / "plans" / f"{hashlib.sha256(shape.encode()).hexdigest()[:32]}.pickle"
+    try:
+        plan = pickle.loads(path.read_bytes())
+        if isinstance(plan, Plan):
+            return plan
+    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+        pass
+    plan = compile_plan(load_catalog(extra), ids, user_vars)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(plan))
+        tmp.replace(path)
+        kept = sorted(path.parent.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[PLAN_CACHE_SIZE:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+    return plan

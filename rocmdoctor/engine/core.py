@@ -37,10 +37,9 @@ def _noop(event: object) -> None:
 
 def compile_request(request: TriageRequest) -> "Plan":
     """Load the catalog (built-in plus --path dirs) and compile the requested runbooks."""
-    from rocmdoctor.catalog.loader import load_catalog
-    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.engine.compiler import cached_plan
 
-    return compile_plan(load_catalog(request.paths), request.runbooks, request_vars(request))
+    return cached_plan(request.paths, request.runbooks, request_vars(request))
 
 
 def open_transport(request: TriageRequest) -> "Transport":
@@ -72,7 +71,10 @@ def triage_target(
     approver: Approver | None = None,
     on_event: EventSink = _noop,
     interactive_output: bool = False,
+    preload: tuple[str, ...] = (),
 ) -> TriageReport:
+    """`preload`: modules the caller will need afterwards (e.g. the table renderer),
+    imported while the node runs the probe."""
     plan = compile_request(request)
     if approver is None:
         if request.fix:
@@ -84,4 +86,4 @@ def triage_target(
     transport = open_transport(request)
     with transport:
         return run_triage(transport, plan, target=request.target if not request.bundle else transport.host,
-                          fix=request.fix or request.dry_run, approver=approver, on_event=on_event)
+                          fix=request.fix or request.dry_run, approver=approver, on_event=on_event, preload=preload)

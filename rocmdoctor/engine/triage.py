@@ -7,13 +7,13 @@ published as an event; the returned report is the same data, summarised.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from rocmdoctor import __version__
 from rocmdoctor.engine.compiler import Plan
-from rocmdoctor.engine.evaluate import evaluate_check, evaluate_runbook
 from rocmdoctor.engine.events import (
     DiagnosisMade,
     EventSink,
@@ -113,8 +113,10 @@ def run_triage(
     approver: Approver = decline_all,
     on_event: EventSink = _noop,
     evidence: dict[str, Evidence] | None = None,
+    preload: tuple[str, ...] = (),
 ) -> TriageReport:
-    """Triage one node. `evidence` may be passed in (already collected, or replayed)."""
+    """Triage one node. `evidence` may be passed in (already collected, or replayed);
+    `preload` names modules the caller needs afterwards, imported during the probe."""
     start = time.monotonic()
     host = transport.host
     on_event(TriageStarted(host=host, target=target or host, version=__version__,
@@ -122,7 +124,9 @@ def run_triage(
                            runbook_versions={rb.id: rb.version for rb in plan.runbooks}))
     if evidence is None:
         t0 = time.monotonic()
+        warm = import_in_background(("rocmdoctor.engine.evaluate", *preload), plan.parser_ids())
         evidence = transport.collect(list(plan.gathers))
+        warm.join()
         on_event(EvidenceCollected(host=host, gathers=len(evidence),
                                    unavailable=sum(1 for e in evidence.values() if not e.ok),
                                    duration_ms=int((time.monotonic() - t0) * 1000),
@@ -146,8 +150,33 @@ def run_triage(
     return report
 
 
+def import_in_background(modules: tuple[str, ...], parsers: list[str]) -> threading.Thread:
+    """Import what evaluation needs (parsers with their regexes, the expression
+    runtime) in a thread while the node runs the probe: the probe is a subprocess
+    or a network round trip, so on a 2-core box the two overlap and a health check
+    costs about max(probe, imports) instead of their sum."""
+
+    def load() -> None:
+        import importlib
+
+        try:
+            for name in modules:
+                importlib.import_module(name)
+            from rocmdoctor.parsers import load_parsers
+
+            load_parsers(parsers)
+        except Exception:  # noqa: BLE001 - the main thread imports again and reports
+            pass
+
+    thread = threading.Thread(target=load, name="rocmdoctor-preload", daemon=True)
+    thread.start()
+    return thread
+
+
 def evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
                   on_event: EventSink = _noop) -> list[RunbookReport]:
+    from rocmdoctor.engine.evaluate import evaluate_check, evaluate_runbook
+
     cache: dict[str, CheckResult] = {}
 
     def check_result(check_id: str) -> CheckResult:
@@ -196,6 +225,9 @@ def apply_remediation(transport: Transport, plan: Plan, p: RemediationPlan, appr
     on_event(RemediationRan(host=host, plan=p, result=result))
     verify = None
     if p.verify_check and not result.dry_run:
+        from rocmdoctor.engine.evaluate import evaluate_check
+
+
         evidence = transport.collect(plan.gathers_for([p.verify_check]))
         verify = evaluate_check(plan.checks[p.verify_check], evidence, plan.vars)
         on_event(RemediationVerified(host=host, plan=p, check=verify, fixed=verify.state == State.PASS))

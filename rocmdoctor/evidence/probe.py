@@ -13,8 +13,8 @@ tags: file (detail=path), stat (detail=path), missing, denied, out, err, rc (det
 from __future__ import annotations
 
 import hashlib
+import os
 import re
-import secrets
 import shlex
 from dataclasses import dataclass
 from typing import Mapping
@@ -90,7 +90,7 @@ C() { if [ -f "$T/$1.st" ]; then h "$1" missing "$2"; return; fi
 
 def build_probe(gathers: list[GatherSpec] | tuple[GatherSpec, ...], *, root: str = "",
                 env: Mapping[str, str] | None = None) -> Probe:
-    nonce = secrets.token_hex(8)
+    nonce = os.urandom(8).hex()  # what secrets.token_hex does, without importing random
     lines = [
         "# rocmdoctor probe: read-only evidence gathering, one round trip",
         f"N={nonce}",

@@ -191,8 +191,10 @@ def run_sweep(
     from rocmdoctor.parsers import parser_names
 
     # Do the one-time work (parser registry, SSH modules, ssh_config) before the threads
-    # start: done lazily, 64 threads would queue on import and set-up locks.
-    parser_names()
+    # start: done lazily, 64 threads would queue on import and set-up locks. One host
+    # (`sweep local`, a health check) imports only the parsers its plan uses.
+    if len(hosts) > 1:
+        parser_names()
     prepare = getattr(opener, "prepare", None)
     if prepare is not None:
         prepare(hosts)

@@ -21,8 +21,12 @@ from rocmdoctor.fleet.inventory import HostSpec
 class PlanCache:
     """Compile once per distinct vars; every host with the same vars shares the Plan."""
 
-    def __init__(self, catalog: Any, runbook_ids: Iterable[str], user_vars: dict[str, Any]) -> None:
+    def __init__(self, catalog: Any, runbook_ids: Iterable[str], user_vars: dict[str, Any], *,
+                 paths: Sequence[str] | None = None) -> None:
+        """`catalog`: a loaded Catalog; or None with `paths`: then each plan comes from the
+        on-disk plan cache (engine.compiler.cached_plan) and the catalog is loaded only on a miss."""
         self.catalog = catalog
+        self.paths = tuple(paths or ())
         self.runbook_ids = tuple(runbook_ids)
         self.user_vars = dict(user_vars)
         self._plans: dict[str, Any] = {}
@@ -33,13 +37,16 @@ class PlanCache:
         return self.plan({})
 
     def plan(self, host_vars: dict[str, Any]) -> Any:
-        from rocmdoctor.engine.compiler import compile_plan
+        from rocmdoctor.engine.compiler import cached_plan, compile_plan
 
         merged = {**host_vars, **self.user_vars}  # the command line wins over the inventory
         key = json.dumps(merged, sort_keys=True, default=str)
         with self._lock:
             if key not in self._plans:
-                self._plans[key] = compile_plan(self.catalog, self.runbook_ids, merged)
+                if self.catalog is None:
+                    self._plans[key] = cached_plan(self.paths, self.runbook_ids, merged)
+                else:
+                    self._plans[key] = compile_plan(self.catalog, self.runbook_ids, merged)
                 self.compiled += 1
             return self._plans[key]
 

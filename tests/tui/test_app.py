@@ -219,7 +219,9 @@ async def test_demo_node_end_to_end(tmp_path: Path) -> None:
 def test_tui_command_bad_runbook_is_one_line_before_the_screen_opens() -> None:
     from typer.testing import CliRunner
 
-    from rocmdoctor.cli.main import app
+    from rocmdoctor.cli.main import full_app
+
+    app = full_app()
 
     r = CliRunner().invoke(app, ["tui", "demo:amdgpu-not-loaded", "--runbook", "nope"], catch_exceptions=False)
     assert r.exit_code == 2
