@@ -106,7 +106,57 @@ FILTERS = {
 TESTS = {
     "match": lambda v, p: re.match(p, str(v)) is not None,
     "search": lambda v, p: re.search(p, str(v), re.MULTILINE) is not None,
+    # A node value as the needle: plain substring, never a pattern (`msg is contains(f ~ ' failed')`).
+    "contains": lambda v, s: str(s) in str(v),
 }
+
+# Tests and filters whose first argument is compiled: a regular expression or a
+# sandboxed expression. validate_literal_arguments() requires it to be a literal
+# of the definition, so no value read from a node can become code.
+CODE_TESTS = {"match", "search"}
+CODE_FILTERS = {"regex_search", "regex_findall", "select_expr", "map_expr"}
+_HIGHER_ORDER = {"select", "reject", "selectattr", "rejectattr", "map"}  # name a test/filter as a string
+
+
+def _literal_argument_errors(tree: Any) -> list[str]:
+    errors: list[str] = []
+
+    def literal(node: Any) -> bool:
+        return isinstance(node, nodes.Const) and isinstance(node.value, str)
+
+    found = [tree] if isinstance(tree, (nodes.Test, nodes.Filter)) else []  # find_all skips the root
+    for node in [*found, *tree.find_all((nodes.Test, nodes.Filter))]:
+        args = list(node.args)
+        if (isinstance(node, nodes.Test) and node.name in CODE_TESTS) or \
+                (isinstance(node, nodes.Filter) and node.name in CODE_FILTERS):
+            if not args or not literal(args[0]):
+                errors.append(f"the pattern of '{node.name}' must be a quoted literal, not a value "
+                              "(use the 'contains' test to look for a value)")
+            elif node.name in CODE_TESTS or node.name.startswith("regex_"):
+                errors.extend(_regex_error(node.name, args[0].value))
+            else:  # select_expr / map_expr: the inner expression obeys the same rule
+                try:
+                    errors.extend(_literal_argument_errors(_parse_expr(expr_env, args[0].value)))
+                except TemplateError as exc:
+                    errors.append(f"'{node.name}' expression {args[0].value!r}: {exc.message or exc}")
+        elif isinstance(node, nodes.Filter) and node.name in _HIGHER_ORDER:
+            for i, arg in enumerate(args):
+                if literal(arg) and arg.value in CODE_TESTS | CODE_FILTERS:
+                    if i + 1 >= len(args) or not literal(args[i + 1]):
+                        errors.append(f"the pattern given to {node.name}('{arg.value}', ...) must be a quoted "
+                                      "literal, not a value (use 'contains' to look for a value)")
+                    elif arg.value in CODE_TESTS or arg.value.startswith("regex_"):
+                        errors.extend(_regex_error(arg.value, args[i + 1].value))
+                    break
+    return errors
+
+
+def _regex_error(name: str, pattern: str) -> list[str]:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return [f"'{name}' pattern {pattern!r} is not a valid regular expression: {exc}"]
+    return []
 
 
 def _make(finalize: Any = None) -> ImmutableSandboxedEnvironment:
@@ -205,15 +255,17 @@ def check_syntax(source: str, kind: str) -> str | None:
     Parsing only: compiling waits until a template is used."""
     try:
         if kind == "expr":
-            _parse_expr(expr_env, source)
+            tree = _parse_expr(expr_env, source)
         else:
-            (shell_env if kind == "shell" else text_env).parse(source)
+            tree = (shell_env if kind == "shell" else text_env).parse(source)
     except TemplateError as exc:
         return str(exc.message or exc)
-    return None
+    errors = _literal_argument_errors(tree)
+    return errors[0] if errors else None
 
 
-_EVAL_ERRORS = (TemplateError, TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError)
+_EVAL_ERRORS = (TemplateError, TypeError, ValueError, KeyError, IndexError, AttributeError, ZeroDivisionError,
+                re.error, OverflowError, RecursionError, UnicodeError)
 
 
 def _run(source: str, fn: Any) -> Any:

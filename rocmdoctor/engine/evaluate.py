@@ -108,6 +108,10 @@ def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[st
     except ExpressionError as exc:
         return CheckResult(check.id, check.title, State.UNKNOWN,
                            f"check {check.id} could not be evaluated: {exc}", sources, {}, sources)
+    except Exception as exc:  # noqa: BLE001 - odd node data must never end the triage
+        return CheckResult(check.id, check.title, State.UNKNOWN,
+                           f"check {check.id} could not be evaluated ({type(exc).__name__}: {exc}); "
+                           "the other checks went on", sources, {}, sources)
     return CheckResult(check.id, check.title, State.UNKNOWN, "no rule matched", sources, {}, sources)
 
 
