@@ -90,6 +90,9 @@ def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[st
             if ev.status == "unavailable" and _alternative_available(check, g, evidence, vars):
                 scope[g.name] = None  # e.g. a bundle with dmesg but no journalctl: dmesg stands in
                 continue
+            if ev.status not in ("ok", "missing") and g.partial:
+                scope[g.name] = None  # the rules judge on the rest of the evidence
+                continue
             if ev.status != "ok":
                 raise _Unknown(ev.reason or f"{ev.source}: {ev.status}", (ev.source,))
             scope[g.name] = _parse(g, ev)
@@ -158,6 +161,11 @@ def evaluate_runbook(
             try:
                 run = bool(evaluate(step.when, scope))
                 why = f"condition not met: {step.when}"
+                if not run and any(results[g].state == State.UNKNOWN for g in step_references(step.when)
+                                   if g in results):
+                    # false only because a step it reads has no evidence: undecided, so the
+                    # step runs on its own evidence (a ticket holds part of a node)
+                    run = True
             except ExpressionError as exc:
                 # A gate over a step whose evidence could not be collected cannot rule this
                 # step out: run it and let its own evidence decide (a partial bundle, an

@@ -36,6 +36,9 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
         r"(?:" + _MONO + r" ?)?(?P<msg>.*)$")),
 ]
 _JOURNAL_NOISE = re.compile(r"^-- (?:Logs begin at|Journal begins at|No entries|Boot [0-9a-f]+|Reboot)")
+# Kernel messages pasted into a ticket without their time stamps (`dmesg | grep kfd` piped
+# through a chat, a title): still a kernel log when they read like one.
+_KERNELISH = re.compile(r"(?:amdgpu|kfd|\[drm\]|pci|pcieport|nvme|usb|ACPI|\[TTM\])\b|[\w-]+ [0-9a-f]{4}:[0-9a-f]{2}:")
 _DEVICE = re.compile(r"^(?P<driver>[\w-]+) (?P<bdf>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]): ")
 
 
@@ -67,9 +70,10 @@ def parse_kernel_log(text: str) -> list[dict[str, Any]]:
     `ts` is seconds since boot (float) when the form carries it, else None;
     `time` the wall-clock text when it does; `driver`/`bdf` are set for device
     messages such as `amdgpu 0000:05:00.0: ...`. Lines in no known form (stack
-    trace continuations, pasted prompts) are kept with `format: "raw"` so a
-    match on them is not lost. Empty text is an empty log (`[]`). Raises
-    ParseError when no line at all is in a kernel log form.
+    trace continuations, pasted prompts, lines a ticket quotes without their
+    stamps) are kept with `format: "raw"` so a match on them is not lost. Empty
+    text is an empty log (`[]`). Raises ParseError when no line is in a kernel
+    log form or reads like a kernel message.
     """
     records: list[dict[str, Any]] = []
     matched = 0
@@ -84,10 +88,12 @@ def parse_kernel_log(text: str) -> list[dict[str, Any]]:
                 matched += 1
                 break
         else:
+            dev = _DEVICE.match(line.strip())
             records.append({"ts": None, "time": None, "host": None, "facility": None, "level": None,
                             "msg": line.strip(), "line": line, "format": "raw",
-                            "driver": None, "bdf": None})
-    if records and not matched:
+                            "driver": dev.group("driver") if dev else None, "bdf": dev.group("bdf") if dev else None})
+    if records and not matched and not any(_KERNELISH.match(r["msg"]) or classify_amdgpu_line(r["msg"])
+                                           for r in records):
         raise ParseError(f"not a kernel log: first line {records[0]['line'][:60]!r}")
     return records
 
