@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from rocmdoctor.status import State
 
+NOT_IN_BUNDLE = "not in bundle"  # the reason transports/replay.py gives for absent evidence
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -58,7 +60,13 @@ def _print_runbooks(console: "Console", runbooks: "tuple[RunbookReport, ...] | l
         for d in rb.diagnoses:
             by_step.setdefault(d.step_id, []).append(d)
         folded = 0
-        for step in rb.steps:
+        not_in_bundle: list[str] = []
+        # worst first, so the failing step and its diagnosis lead; step order within a state
+        for step in sorted(rb.steps, key=lambda s: -s.state.severity):
+            if step.check is not None and step.check.state == State.UNKNOWN and NOT_IN_BUNDLE in step.check.message \
+                    and not verbose:
+                not_in_bundle.append(_missing_source(step.check.message, step.check.sources))
+                continue
             if step.check is None:
                 if verbose:
                     console.print(f"    {state_text(State.SKIPPED)} {escape(step.step_id)}: "
@@ -80,6 +88,11 @@ def _print_runbooks(console: "Console", runbooks: "tuple[RunbookReport, ...] | l
                 _print_diagnosis(console, d)
         if folded and rb.state != State.PASS:
             console.print(f"    [dim]{State.PASS.symbol} {folded} other check{'s' if folded != 1 else ''} passed[/]")
+        if not_in_bundle:
+            wanted = list(dict.fromkeys(not_in_bundle))
+            console.print(f"    [dim]{State.UNKNOWN.symbol} {len(wanted)} piece{'s' if len(wanted) != 1 else ''} of evidence "
+                          f"not in the bundle; on the node: {escape('; '.join(wanted[:6]))}"
+                          f"{' ...' if len(wanted) > 6 else ''} (-v lists them)[/]")
 
 
 def _print_remediations(console: "Console", report: "TriageReport") -> None:
@@ -118,6 +131,14 @@ def _why_quiet(rb: "RunbookReport") -> list[str]:
     gating = [s for s in rb.steps if s.check is not None and s.check.state == State.PASS
               and any(f"steps.{s.step_id}." in o.skipped_because for o in rb.steps if o.check is None)]
     return [s.check.message for s in gating if s.check is not None and s.check.message]
+
+
+def _missing_source(message: str, sources: "tuple[str, ...]") -> str:
+    """The command a "`cat /proc/modules`: not in bundle" message names (engine/evaluate.py's form)."""
+    head, sep, _ = message.partition(f": {NOT_IN_BUNDLE}")
+    if sep and head.startswith("`") and head.endswith("`"):
+        return head[1:-1]
+    return sources[0] if sources else message
 
 
 def _without_hint(message: str) -> str:

@@ -1,0 +1,71 @@
+"""A ticket holds part of a node (issue 9): a bundle with only a rocminfo error, only a
+kernel log, or only an environment variable names the cause that evidence proves, says
+which command would settle the rest, and never passes on evidence it does not have."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from rocmdoctor.cli.main import full_app
+from rocmdoctor.engine.core import TriageRequest, triage_target
+from rocmdoctor.status import State
+
+INCIDENTS = Path(__file__).resolve().parent / "incidents"
+
+
+def _triage(bundle: Path, runbook: str):  # type: ignore[no-untyped-def]
+    report = triage_target(TriageRequest(target="", bundle=str(bundle), runbooks=(runbook,)))
+    return report.runbooks[0]
+
+
+def test_only_a_rocminfo_error_proves_amdgpu_is_not_loaded() -> None:
+    rb = _triage(INCIDENTS / "gpu-not-visible" / "wsl2-rocminfo-rock-not-loaded" / "bundle", "gpu-not-visible")
+    assert rb.diagnoses and rb.diagnoses[0].diagnosis_id == "amdgpu-not-loaded"
+    module = next(s for s in rb.steps if s.step_id == "module")
+    assert module.state == State.FAIL
+    assert any("ROCk module is NOT loaded" in e for e in module.check.evidence)
+
+
+def test_only_a_kernel_log_names_an_asic_kfd_does_not_support() -> None:
+    bundle = INCIDENTS / "gpu-not-visible" / "pitcairn-not-supported-in-kfd" / "bundle"
+    rb = _triage(bundle, "gpu-not-visible")
+    first = rb.diagnoses[0]
+    assert first.diagnosis_id == "asic-not-supported-by-kfd"
+    assert "PITCAIRN  not supported in kfd" in first.cause
+    assert any("PITCAIRN  not supported in kfd" in e for e in first.evidence)
+
+
+def test_only_an_env_var_names_the_mask(tmp_path: Path) -> None:
+    (tmp_path / "env").mkdir()
+    (tmp_path / "env" / "ROCR_VISIBLE_DEVICES").write_text("")
+    rb = _triage(tmp_path, "gpu-not-visible")
+    assert [d.diagnosis_id for d in rb.diagnoses] == ["visibility-variable-masks-gpus"]
+    env = next(s for s in rb.steps if s.step_id == "env")
+    assert env.check.evidence == ('env: ROCR_VISIBLE_DEVICES=""',)
+    assert "even though the driver and KFD have them all" not in rb.diagnoses[0].cause  # KFD is not in evidence
+
+
+def test_nothing_passes_on_evidence_the_bundle_lacks(tmp_path: Path) -> None:
+    (tmp_path / "env").mkdir()
+    (tmp_path / "env" / "ROCR_VISIBLE_DEVICES").write_text("0,1")
+    rb = _triage(tmp_path, "gpu-not-visible")
+    env = next(s for s in rb.steps if s.step_id == "env")
+    assert env.state == State.UNKNOWN and "not in bundle" in env.check.message
+    assert "grep -l simd_count" in env.check.message  # the command that settles it on the node
+    assert not any(s.state == State.PASS for s in rb.steps)
+
+
+def test_table_folds_what_the_bundle_lacks_into_one_line_after_the_verdict() -> None:
+    bundle = INCIDENTS / "gpu-not-visible" / "pitcairn-not-supported-in-kfd" / "bundle"
+    result = CliRunner().invoke(full_app(), ["triage", "--from", str(bundle), "-r", "gpu-not-visible"],
+                                env={"COLUMNS": "250"})
+    out = result.stdout
+    assert result.exit_code == 2, out
+    lines = out.splitlines()
+    fail = next(i for i, line in enumerate(lines) if "✖ FAIL" in line and "Kernel log" in line)
+    folded = [i for i, line in enumerate(lines) if "not in the bundle; on the node:" in line]
+    assert len(folded) == 1 and folded[0] > fail
+    assert "cat /proc/cmdline" in lines[folded[0]]
+    assert out.count(": not in bundle") == 0  # no per-step "not in bundle" lines without -v
