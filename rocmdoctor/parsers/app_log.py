@@ -97,9 +97,12 @@ def classify_app_line(line: str) -> dict[str, Any] | None:
     """What one log line says about memory: `{kind: gpu|host|mention, framework, ...}` or None."""
     t = _torch(line)
     if t:
-        # with a per-process cap (`N allowed;`) the cap, not fragmentation, refused the request
-        frag = t["allowed_bytes"] is None and (t["reserved_unallocated_bytes"] >= t["tried_bytes"]
-                                               or t["free_bytes"] >= t["tried_bytes"])
+        # with a per-process cap (`N allowed;`) the cap, not fragmentation, refused the request;
+        # a job whose own tensors fill the GPU (>= 90% of its capacity) does not fit, whatever
+        # crumbs its cache holds (nlzy/vllm-gfx906#14: 15.69 of 15.98 GiB allocated, 92 MiB cached)
+        full = t["total_bytes"] and t["allocated_bytes"] >= 0.9 * t["total_bytes"]
+        frag = t["allowed_bytes"] is None and not full and (t["reserved_unallocated_bytes"] >= t["tried_bytes"]
+                                                            or t["free_bytes"] >= t["tried_bytes"])
         return {"kind": "gpu", "framework": "pytorch", "fragmentation": frag, **t}
     for kind, framework, pattern in _LINES:
         m = pattern.search(line)
