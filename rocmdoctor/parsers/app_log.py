@@ -100,9 +100,11 @@ def classify_app_line(line: str) -> dict[str, Any] | None:
         # with a per-process cap (`N allowed;`) the cap, not fragmentation, refused the request;
         # a job whose own tensors fill the GPU (>= 90% of its capacity) does not fit, whatever
         # crumbs its cache holds (nlzy/vllm-gfx906#14: 15.69 of 15.98 GiB allocated, 92 MiB cached)
+        # "free" above the request without a large cache is not PyTorch fragmentation
+        # (expandable_segments cannot help): on APUs the device's free figure counts memory
+        # the allocation cannot get (lemonade-sdk/vllm-rocm#5: 18.55 GiB free, 12.95 refused).
         full = t["total_bytes"] and t["allocated_bytes"] >= 0.9 * t["total_bytes"]
-        frag = t["allowed_bytes"] is None and not full and (t["reserved_unallocated_bytes"] >= t["tried_bytes"]
-                                                            or t["free_bytes"] >= t["tried_bytes"])
+        frag = t["allowed_bytes"] is None and not full and t["reserved_unallocated_bytes"] >= t["tried_bytes"]
         return {"kind": "gpu", "framework": "pytorch", "fragmentation": frag, **t}
     for kind, framework, pattern in _LINES:
         m = pattern.search(line)
@@ -131,7 +133,7 @@ def parse_app_log(text: str) -> dict[str, Any]:
     framework, gpu, tried_bytes, total_bytes, free_bytes, allocated_bytes,
     reserved_unallocated_bytes, allowed_bytes, fragmentation}` (absent numbers
     are None). `fragmentation` is True when PyTorch says the request would have
-    fit in its reserved-but-unallocated cache or in the device's free VRAM.
+    fit in its reserved-but-unallocated cache.
     `mentions` counts lines that only look like OOM. Never fails: any text is a log.
     """
     gpu: list[dict[str, Any]] = []

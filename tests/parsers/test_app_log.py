@@ -44,7 +44,9 @@ def test_pytorch_pre_2_1_wording():
     assert e["gpu"] == 0 and e["api"] == "CUDA"
     assert e["tried_bytes"] == int(2.26 * GIB) and e["free_bytes"] == int(3.03 * GIB)
     assert e["reserved_unallocated_bytes"] == int(1.24 * GIB) - int(781.59 * MIB)
-    assert e["fragmentation"] is True   # 3.03 GiB free, 2.26 GiB asked
+    # 3.03 GiB "free" and 2.26 GiB asked, but only 489 MiB cached: the cache cannot be what refused it
+    # (the thread is open, unexplained), so no fragmentation verdict
+    assert e["fragmentation"] is False
 
 
 def test_llama_cpp_hip_build_and_ollama():
