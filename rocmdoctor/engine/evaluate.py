@@ -69,11 +69,11 @@ def _alternative_available(check: CheckDef, g: GatherDef, evidence: dict[str, Ev
 
 def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[str, Any]) -> CheckResult:
     """Gathers -> parsed values -> outputs -> first matching rule."""
-    sources = tuple(ev.source for g in check.gathers if (ev := evidence.get(resolve_gather(g, vars).key)))
     missing_vars = [v for v in check.requires_vars if vars.get(v) in (None, "")]
-    if missing_vars:
+    if missing_vars:  # its gathers may not even resolve without the variable
         return CheckResult(check.id, check.title, State.SKIPPED,
-                           f"not applicable: set --var {missing_vars[0]}=... to run this check", (), {}, sources)
+                           f"not applicable: set --var {missing_vars[0]}=... to run this check", (), {}, ())
+    sources = tuple(ev.source for g in check.gathers if (ev := evidence.get(resolve_gather(g, vars).key)))
     scope: dict[str, Any] = {"vars": vars, "ev": {}}
     try:
         if check.data:

@@ -1,0 +1,91 @@
+"""DKMS build output: what `apt`/`dnf`/`amdgpu-install`/`dkms autoinstall` print when a module
+build fails, and the build's own `/var/lib/dkms/<module>/<version>/build/make.log`.
+
+Real forms (sources in tests/incidents/kernel-driver-mismatch/*/case.md):
+console (dkms 2.x and 3.x):
+    Loading new amdgpu-6.12.12-2164967.24.04 DKMS files...
+    Building initial module for 6.14.0-24-generic
+    Building initial module amdgpu/5.18.13-1538762.20.04 for 6.5.0-41-generic
+    Building module(s)....(bad exit status: 2)
+    Error! Bad return status for module build on kernel: 6.14.0-24-generic (x86_64)
+    Consult /var/lib/dkms/amdgpu/6.12.12-2164967.24.04/build/make.log for more information.
+    dkms autoinstall on 6.8.0-44-generic/x86_64 failed for amdgpu(10)
+make.log:
+    DKMS make.log for amdgpu-3.8-30 for kernel 5.9.2-arch1-1 (x86_64)
+    /var/lib/dkms/.../Makefile:16: *** dma_resv->seq is missing., exit.... 中止.
+    /var/lib/dkms/.../kcl_fence.h:42:9: error: implicit declaration of function ...
+    ERROR: modpost: "drm_..." [/var/lib/dkms/.../amdgpu.ko] undefined!
+make's own messages may be translated (`エラー 2`), so the first error is found by its
+shape (`file:line[:col]: error:`, `Makefile:N: *** ...`, `ERROR: modpost:`), never by a
+localised word.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rocmdoctor.parsers import parser
+
+_FAILED = re.compile(r"Bad return status for module build on kernel: (?P<kernel>\S+)(?: \((?P<arch>[^)]+)\))?")
+_AUTOINSTALL = re.compile(r"dkms autoinstall on (?P<kernel>[^/\s]+)/(?P<arch>\S+) failed for (?P<module>[\w-]+)")
+_CONSULT = re.compile(r"Consult (?P<path>/\S*/(?P<module>[\w-]+?)(?:-[\d.]+)?/(?P<version>[^/\s]+)/build/make\.log)")
+_LOADING = re.compile(r"Loading new (?P<module>[\w-]+?)-(?P<version>\d[\w.~+-]*) DKMS files")
+_BUILDING = re.compile(r"Building initial module (?:(?P<module>[\w-]+)/(?P<version>\S+) )?for (?P<kernel>\S+)")
+_HEADER = re.compile(r"DKMS make\.log for (?P<module>[\w-]+?)-(?P<version>\d\S*) for kernel (?P<kernel>\S+)")
+_GCC_ERROR = re.compile(r"^\s*(?:\d+\s+)?(?P<file>[^\s:]+):\d+(?::\d+)?: (?:fatal )?error: (?P<msg>.+)$")
+_MAKE_STOP = re.compile(r"(?P<file>[^\s:]*Makefile[^\s:]*):\d+: \*\*\* (?P<msg>.+?)\s*$")
+_MODPOST = re.compile(r"^\s*(?:ERROR|FATAL): modpost: (?P<msg>.+)$")
+_GCC_MISMATCH = re.compile(r'"Local GCC version (?P<local>\d+) does not match kernel compiler GCC version (?P<kernel>\d+)"')
+
+
+@parser("dkms_build")
+def parse_dkms_build(text: str) -> dict[str, Any]:
+    """Failed DKMS builds and the first compiler/Makefile error in DKMS console output or a make.log.
+
+    Returns `{failures: [{kernel, arch, module, line, lineno}], module, version, make_log,
+    log_kernel, first_error: {line, lineno, msg}|None, errors: int, gcc_mismatch: str|None}`.
+    `log_kernel` is the kernel a make.log header names; `failures` come from dkms's own
+    "Bad return status" / "autoinstall ... failed" lines. Never fails: any text is read.
+    """
+    failures: list[dict[str, Any]] = []
+    module = version = make_log = log_kernel = gcc_mismatch = None
+    first_error: dict[str, Any] | None = None
+    errors = 0
+    building: str | None = None
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if m := _LOADING.search(line):
+            module, version = module or m["module"], version or m["version"]
+        if m := _BUILDING.search(line):
+            building = m["kernel"]
+            if m["module"]:
+                module, version = module or m["module"], version or m["version"]
+        if m := _HEADER.search(line):
+            module, version, log_kernel = module or m["module"], version or m["version"], m["kernel"]
+        if m := _CONSULT.search(line):
+            make_log = m["path"]
+            module, version = module or m["module"], version or m["version"]
+        if m := _FAILED.search(line):
+            failures.append({"kernel": m["kernel"], "arch": m["arch"], "module": module, "line": line, "lineno": lineno})
+            continue
+        if m := _AUTOINSTALL.search(line):
+            if not any(f["kernel"] == m["kernel"] for f in failures):
+                failures.append({"kernel": m["kernel"], "arch": m["arch"], "module": m["module"],
+                                 "line": line, "lineno": lineno})
+            continue
+        if m := _GCC_MISMATCH.search(line):
+            gcc_mismatch = f"local GCC {m['local']}, kernel built with {m['kernel']}"
+        hit = _GCC_ERROR.match(line) or _MODPOST.match(line)
+        if hit is None and (stop := _MAKE_STOP.search(line)) and not re.search(r"\*\*\* \[", line):
+            hit = stop
+        if hit:
+            errors += 1
+            if first_error is None:
+                first_error = {"line": line[:400], "lineno": lineno, "msg": hit["msg"][:300]}
+    if failures and building and failures[0]["kernel"] is None:
+        failures[0]["kernel"] = building
+    return {"failures": failures, "module": module, "version": version, "make_log": make_log,
+            "log_kernel": log_kernel, "first_error": first_error, "errors": errors, "gcc_mismatch": gcc_mismatch}

@@ -1,0 +1,49 @@
+"""dkms_build reads real DKMS console output and make.logs: the texts are the corpus cases'
+verbatim evidence (tests/incidents/kernel-driver-mismatch/*/case.md names each thread)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rocmdoctor.parsers.dkms_build import parse_dkms_build
+
+CASES = Path(__file__).resolve().parents[1] / "incidents" / "kernel-driver-mismatch"
+
+
+def _read(case: str, path: str) -> str:
+    return (CASES / case / "bundle" / path).read_text()
+
+
+def test_console_names_the_kernel_and_the_make_log() -> None:
+    out = parse_dkms_build(_read("amdgpu-dkms-5.18-on-6.5.0-41", "files/ticket/console.log"))
+    assert [f["kernel"] for f in out["failures"]] == ["6.5.0-41-generic"]
+    assert out["failures"][0]["arch"] == "amd64"
+    assert out["failures"][0]["line"].startswith("Error! Bad return status for module build on kernel: 6.5.0-41-generic")
+    assert out["module"] == "amdgpu" and out["version"] == "5.18.13-1538762.20.04"
+    assert out["make_log"] == "/var/lib/dkms/amdgpu/5.18.13-1538762.20.04/build/make.log"
+    assert out["first_error"] is None   # no compiler output in a console log
+
+
+def test_autoinstall_failure_counts_once_per_kernel() -> None:
+    out = parse_dkms_build(_read("amdgpu-dkms-6.7-on-6.8.0-44-autoinstall", "files/ticket/console.log"))
+    assert [f["kernel"] for f in out["failures"]] == ["6.8.0-44-generic"]
+
+
+def test_make_log_with_a_translated_make_still_gives_the_first_error() -> None:
+    case = "centos8-stream-dma-resv-seq-missing"
+    out = parse_dkms_build(_read(case, "files/var/lib/dkms/amdgpu/5.18.13-1538762.el8/build/make.log"))
+    assert out["log_kernel"] == "4.18.0-490.el8.x86_64" and out["version"] == "5.18.13-1538762.el8"
+    assert out["first_error"]["msg"].startswith("dma_resv->seq is missing")
+    assert out["first_error"]["lineno"] == 3
+    assert out["failures"] == []   # a make.log carries no dkms verdict of its own
+
+
+def test_make_log_cut_before_any_error_has_none() -> None:
+    out = parse_dkms_build(_read("amdgpu-dkms-1.8-debian-stretch-4.9", "files/var/lib/dkms/amdgpu/1.8-192/build/make.log"))
+    assert out["log_kernel"] == "4.9.0-7-amd64"
+    assert out["first_error"] is None and out["errors"] == 0
+
+
+def test_other_text_is_read_without_error() -> None:
+    out = parse_dkms_build("hello\n\x00\xff strange bytes\n")
+    assert out["failures"] == [] and out["first_error"] is None
