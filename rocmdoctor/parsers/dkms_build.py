@@ -34,9 +34,12 @@ _LOADING = re.compile(r"Loading new (?P<module>[\w-]+?)-(?P<version>\d[\w.~+-]*)
 _BUILDING = re.compile(r"Building initial module (?:(?P<module>[\w-]+)/(?P<version>\S+) )?for (?P<kernel>\S+)")
 _HEADER = re.compile(r"DKMS make\.log for (?P<module>[\w-]+?)-(?P<version>\d\S*) for kernel (?P<kernel>\S+)")
 _GCC_ERROR = re.compile(r"^\s*(?:\d+\s+)?(?P<file>[^\s:]+):\d+(?::\d+)?: (?:fatal )?error: (?P<msg>.+)$")
-_MAKE_STOP = re.compile(r"(?P<file>[^\s:]*Makefile[^\s:]*):\d+: \*\*\* (?P<msg>.+?)\s*$")
+_MAKE_STOP = re.compile(r"Makefile(?:\.[\w.-]+)?:\d+: \*\*\* (?P<msg>.+)")
 _MODPOST = re.compile(r"^\s*(?:ERROR|FATAL): modpost: (?P<msg>.+)$")
 _GCC_MISMATCH = re.compile(r'"Local GCC version (?P<local>\d+) does not match kernel compiler GCC version (?P<kernel>\d+)"')
+# Real DKMS/make lines are short; a pathological line (a binary blob, 100k brackets) must not
+# make a search quadratic, so only its head is read and each pattern needs its keyword first.
+_LINE_MAX = 2000
 
 
 @parser("dkms_build")
@@ -54,37 +57,37 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
     errors = 0
     building: str | None = None
     for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
+        line = raw[:_LINE_MAX].strip()
         if not line:
             continue
-        if m := _LOADING.search(line):
+        if "DKMS" in line and (m := _LOADING.search(line)):
             module, version = module or m["module"], version or m["version"]
-        if m := _BUILDING.search(line):
+        if "Building initial" in line and (m := _BUILDING.search(line)):
             building = m["kernel"]
             if m["module"]:
                 module, version = module or m["module"], version or m["version"]
-        if m := _HEADER.search(line):
+        if "make.log for" in line and (m := _HEADER.search(line)):
             module, version, log_kernel = module or m["module"], version or m["version"], m["kernel"]
-        if m := _CONSULT.search(line):
+        if "Consult " in line and (m := _CONSULT.search(line)):
             make_log = m["path"]
             module, version = module or m["module"], version or m["version"]
-        if m := _FAILED.search(line):
+        if "Bad return status" in line and (m := _FAILED.search(line)):
             failures.append({"kernel": m["kernel"], "arch": m["arch"], "module": module, "line": line, "lineno": lineno})
             continue
-        if m := _AUTOINSTALL.search(line):
+        if "autoinstall on" in line and (m := _AUTOINSTALL.search(line)):
             if not any(f["kernel"] == m["kernel"] for f in failures):
                 failures.append({"kernel": m["kernel"], "arch": m["arch"], "module": m["module"],
                                  "line": line, "lineno": lineno})
             continue
-        if m := _GCC_MISMATCH.search(line):
+        if "Local GCC" in line and (m := _GCC_MISMATCH.search(line)):
             gcc_mismatch = f"local GCC {m['local']}, kernel built with {m['kernel']}"
-        hit = _GCC_ERROR.match(line) or _MODPOST.match(line)
-        if hit is None and (stop := _MAKE_STOP.search(line)) and not re.search(r"\*\*\* \[", line):
-            hit = stop
+        hit = (_GCC_ERROR.match(line) if "error:" in line else None) or (_MODPOST.match(line) if "modpost" in line else None)
+        if hit is None and "***" in line and "*** [" not in line and "Makefile" in line:
+            hit = _MAKE_STOP.search(line)
         if hit:
             errors += 1
             if first_error is None:
-                first_error = {"line": line[:400], "lineno": lineno, "msg": hit["msg"][:300]}
+                first_error = {"line": line[:400], "lineno": lineno, "msg": hit["msg"].strip()[:300]}
     if failures and building and failures[0]["kernel"] is None:
         failures[0]["kernel"] = building
     return {"failures": failures, "module": module, "version": version, "make_log": make_log,
