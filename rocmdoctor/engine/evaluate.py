@@ -197,16 +197,26 @@ def _diagnose(runbook: RunbookDef, results: dict[str, StepResult], vars: dict[st
         try:
             if not evaluate(d.when, scope):
                 continue
-            cause = render_text(d.cause, scope)
-            follow_up = tuple(render_text(f, scope) for f in d.follow_up)
         except ExpressionError:
             continue  # a diagnosis over evidence we do not have is not made
+        try:
+            cause = render_text(d.cause, scope)
+        except ExpressionError as exc:  # the evidence decided it: say so rather than lose it
+            cause = f"{d.id} (its cause text could not be rendered from this evidence: {exc})"
+        follow_up = tuple(f for f in (_render_or_none(t, scope) for t in d.follow_up) if f is not None)
         evidence = tuple(line for sid in d.evidence_from for line in
                          (results[sid].check.evidence if results[sid].check else ()))
         plans = tuple(plan_remediation(runbook, rid, scope) for rid in d.remediations)
         out.append(Diagnosis(runbook.id, d.id, d.step, cause, d.confidence, evidence,
                              tuple(p for p in plans if p is not None), follow_up))
     return tuple(out)
+
+
+def _render_or_none(template: str, scope: dict[str, Any]) -> str | None:
+    try:
+        return render_text(template, scope)
+    except ExpressionError:
+        return None
 
 
 def plan_remediation(runbook: RunbookDef, rid: str, scope: dict[str, Any]) -> RemediationPlan | None:

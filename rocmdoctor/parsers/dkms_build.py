@@ -55,17 +55,14 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
     module = version = make_log = log_kernel = gcc_mismatch = None
     first_error: dict[str, Any] | None = None
     errors = 0
-    building: str | None = None
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw[:_LINE_MAX].strip()
         if not line:
             continue
         if "DKMS" in line and (m := _LOADING.search(line)):
             module, version = module or m["module"], version or m["version"]
-        if "Building initial" in line and (m := _BUILDING.search(line)):
-            building = m["kernel"]
-            if m["module"]:
-                module, version = module or m["module"], version or m["version"]
+        if "Building initial" in line and (m := _BUILDING.search(line)) and m["module"]:
+            module, version = module or m["module"], version or m["version"]
         if "make.log for" in line and (m := _HEADER.search(line)):
             module, version, log_kernel = module or m["module"], version or m["version"], m["kernel"]
         if "Consult " in line and (m := _CONSULT.search(line)):
@@ -88,7 +85,5 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
             errors += 1
             if first_error is None:
                 first_error = {"line": line[:400], "lineno": lineno, "msg": hit["msg"].strip()[:300]}
-    if failures and building and failures[0]["kernel"] is None:
-        failures[0]["kernel"] = building
     return {"failures": failures, "module": module, "version": version, "make_log": make_log,
             "log_kernel": log_kernel, "first_error": first_error, "errors": errors, "gcc_mismatch": gcc_mismatch}
