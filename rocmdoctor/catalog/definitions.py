@@ -117,3 +117,30 @@ def resolve_gather(g: GatherDef, vars: dict[str, Any]) -> GatherSpec:
     else:
         target = render_text(g.target, scope) if "{" in g.target else g.target
     return GatherSpec(kind=kind, target=target, timeout=g.timeout)
+
+
+@dataclass(frozen=True)
+class SignatureDef:
+    """A real error message and what it means (signatures/*.yaml).
+
+    `patterns` are our own regular expressions, checked at load time for shapes that
+    backtrack catastrophically; `anchors` are literal pieces every line must contain
+    before a pattern is even tried (a cheap `in` test on untrusted text)."""
+
+    id: str
+    family: str
+    patterns: tuple[str, ...]
+    anchors: tuple[tuple[str, ...], ...]   # per pattern: literals that must all occur
+    ignore_case: tuple[bool, ...]
+    means: str
+    runbook: str
+    diagnosis: str
+    confidence: str = "medium"             # high | medium | low
+    severity: str = "critical"             # critical | warning
+    fallback: bool = False                 # only when the runbook found no cause of its own
+    confirm_check: str = ""
+    commands: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+    path: str = ""
+    line: int | None = None

@@ -1,6 +1,6 @@
-"""Find and load checks and runbooks: the built-in ones shipped in the
-package, plus directories given by the user (`--path DIR` or ROCMDOCTOR_PATH,
-each holding `checks/` and/or `runbooks/` or YAML files directly).
+"""Find and load checks, runbooks and error signatures: the built-in ones shipped
+in the package, plus directories given by the user (`--path DIR` or ROCMDOCTOR_PATH,
+each holding `checks/`, `runbooks/` and/or `signatures/`, or YAML files directly).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from rocmdoctor.catalog.definitions import CheckDef, RunbookDef
+from rocmdoctor.catalog.definitions import CheckDef, RunbookDef, SignatureDef
 from rocmdoctor.errors import DefinitionError
 
 
@@ -18,6 +18,7 @@ from rocmdoctor.errors import DefinitionError
 class Catalog:
     checks: dict[str, CheckDef]
     runbooks: dict[str, RunbookDef]
+    signatures: tuple[SignatureDef, ...] = ()
 
     def select(self, ids: Iterable[str]) -> list[RunbookDef]:
         ids = list(ids)
@@ -46,22 +47,26 @@ def _yaml_files(directory: Path) -> list[Path]:
     return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
 
 
-def search_dirs(extra: Iterable[str | Path] = ()) -> tuple[list[Path], list[Path]]:
-    """(check dirs, runbook dirs) in precedence order: built-in first, user dirs after."""
+def search_dirs(extra: Iterable[str | Path] = ()) -> tuple[list[Path], list[Path], list[Path]]:
+    """(check dirs, runbook dirs, signature dirs) in precedence order: built-in first,
+    user dirs after. A user dir without those subfolders is read as runbook files
+    (which may also hold checks or signatures)."""
     check_dirs, runbook_dirs = [builtin_dir("checks")], [builtin_dir("runbooks")]
+    signature_dirs = [builtin_dir("signatures")]
     env = os.environ.get("ROCMDOCTOR_PATH", "")
     for d in [*(p for p in env.split(os.pathsep) if p), *extra]:
         d = Path(d)
         if not d.is_dir():
-            raise DefinitionError(str(d), None, "not a directory", "pass a directory holding checks/ or runbooks/")
-        if (d / "checks").is_dir() or (d / "runbooks").is_dir():
-            if (d / "checks").is_dir():
-                check_dirs.append(d / "checks")
-            if (d / "runbooks").is_dir():
-                runbook_dirs.append(d / "runbooks")
+            raise DefinitionError(str(d), None, "not a directory",
+                                  "pass a directory holding checks/, runbooks/ or signatures/")
+        subs = [(d / "checks", check_dirs), (d / "runbooks", runbook_dirs), (d / "signatures", signature_dirs)]
+        if any(sub.is_dir() for sub, _ in subs):
+            for sub, into in subs:
+                if sub.is_dir():
+                    into.append(sub)
         else:
             runbook_dirs.append(d)
-    return check_dirs, runbook_dirs
+    return check_dirs, runbook_dirs, signature_dirs
 
 
 def _read(path: Path) -> object:
@@ -87,7 +92,13 @@ def _fingerprint(dirs: list[Path]) -> str:
     from rocmdoctor import __version__
 
     h = hashlib.sha256(__version__.encode())
-    h.update(str(Path(__file__).stat().st_mtime_ns).encode())
+    # the code that builds catalogs and plans: an edit to it must not reuse a cached one
+    package = Path(__file__).resolve().parents[1]
+    for code in (*sorted(Path(__file__).parent.glob("*.py")), package / "engine" / "compiler.py"):
+        try:
+            h.update(f"{code.name}\0{code.stat().st_mtime_ns}\n".encode())
+        except OSError:
+            pass
     for d in dirs:
         for path in _yaml_files(d):
             st = path.stat()
@@ -97,8 +108,8 @@ def _fingerprint(dirs: list[Path]) -> str:
 
 def catalog_fingerprint(extra: Iterable[str | Path] = ()) -> str:
     """Changes whenever any definition file (path, mtime, size) or rocmdoctor changes."""
-    check_dirs, runbook_dirs = search_dirs(extra)
-    return _fingerprint(check_dirs + runbook_dirs)
+    check_dirs, runbook_dirs, signature_dirs = search_dirs(extra)
+    return _fingerprint(check_dirs + runbook_dirs + signature_dirs)
 
 
 def load_catalog(extra: Iterable[str | Path] = ()) -> Catalog:
@@ -111,8 +122,8 @@ def load_catalog(extra: Iterable[str | Path] = ()) -> Catalog:
 
     from rocmdoctor.paths import cache_dir
 
-    check_dirs, runbook_dirs = search_dirs(extra)
-    key = _fingerprint(check_dirs + runbook_dirs)
+    check_dirs, runbook_dirs, signature_dirs = search_dirs(extra)
+    key = _fingerprint(check_dirs + runbook_dirs + signature_dirs)
     if key in _memo:
         return _memo[key]
     cached = cache_dir() / "catalog" / f"{key}.pickle"
@@ -123,7 +134,7 @@ def load_catalog(extra: Iterable[str | Path] = ()) -> Catalog:
             return catalog
     except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
         pass
-    catalog = _load(check_dirs, runbook_dirs)
+    catalog = _load(check_dirs, runbook_dirs, signature_dirs)
     _memo[key] = catalog
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
@@ -135,21 +146,25 @@ def load_catalog(extra: Iterable[str | Path] = ()) -> Catalog:
     return catalog
 
 
-def _load(check_dirs: list[Path], runbook_dirs: list[Path]) -> Catalog:
+def _load(check_dirs: list[Path], runbook_dirs: list[Path], signature_dirs: list[Path]) -> Catalog:
     # The schema, YAML and Jinja2 parsing are needed only when the cache misses.
     from rocmdoctor.catalog.schema_runbooks import parse_runbook
+    from rocmdoctor.catalog.schema_signatures import is_signatures_doc
     from rocmdoctor.catalog.yaml_lines import line_of
 
     checks: dict[str, CheckDef] = {}
     runbook_docs: list[tuple[Path, object]] = []
+    signature_docs: list[tuple[Path, object]] = [(p, _read(p)) for d in signature_dirs for p in _yaml_files(d)]
     for d in check_dirs:
         for path in _yaml_files(d):
             _add_checks(checks, path, _read(path))
     for d in runbook_dirs:
         for path in _yaml_files(d):
             data = _read(path)
-            if _is_checks_doc(data):  # a user dir may mix checks and runbooks
+            if _is_checks_doc(data):  # a user dir may mix checks, runbooks and signatures
                 _add_checks(checks, path, data)
+            elif is_signatures_doc(data):
+                signature_docs.append((path, data))
             else:
                 runbook_docs.append((path, data))
     runbooks: dict[str, RunbookDef] = {}
@@ -161,7 +176,23 @@ def _load(check_dirs: list[Path], runbook_dirs: list[Path]) -> Catalog:
                 continue
             raise DefinitionError(str(path), line_of(data, "id"), f"runbook '{rb.id}' is also defined in {runbooks[rb.id].path}")
         runbooks[rb.id] = rb
-    return Catalog(checks=checks, runbooks=runbooks)
+    return Catalog(checks=checks, runbooks=runbooks, signatures=_signatures(signature_docs, runbooks, checks))
+
+
+def _signatures(docs: list[tuple[Path, object]], runbooks: dict[str, RunbookDef],
+                checks: dict[str, CheckDef]) -> tuple[SignatureDef, ...]:
+    """All signatures; a user's signature replaces a built-in one of the same id."""
+    from rocmdoctor.catalog.schema_signatures import parse_signatures
+
+    out: dict[str, SignatureDef] = {}
+    for path, data in docs:
+        for sig in parse_signatures(data, str(path), runbooks, checks):
+            prev = out.get(sig.id)
+            if prev is not None and prev.path != str(path) and Path(prev.path).parent != builtin_dir("signatures"):
+                raise DefinitionError(str(path), sig.line, f"signature '{sig.id}' is also defined in {prev.path}:{prev.line}",
+                                      "signature ids must be unique")
+            out[sig.id] = sig
+    return tuple(out.values())
 
 
 def _add_checks(checks: dict[str, CheckDef], path: Path, data: object) -> None:
@@ -185,7 +216,7 @@ def validate_paths(paths: Iterable[str | Path]) -> list[DefinitionError]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            for sub in ("checks", "runbooks", "."):
+            for sub in ("checks", "runbooks", "signatures", "."):
                 if (p / sub).is_dir():
                     files += _yaml_files(p / sub)
         elif p.exists():
@@ -194,22 +225,33 @@ def validate_paths(paths: Iterable[str | Path]) -> list[DefinitionError]:
             errors.append(DefinitionError(str(p), None, "no such file or directory"))
     from rocmdoctor.catalog.schema_checks import parse_checks
     from rocmdoctor.catalog.schema_runbooks import parse_runbook
+    from rocmdoctor.catalog.schema_signatures import is_signatures_doc, parse_signatures
 
     checks = dict(base.checks)
+    runbooks: dict[str, object] = dict(base.runbooks)
     docs: list[tuple[Path, object]] = []
+    signature_docs: list[tuple[Path, object]] = []
     for f in dict.fromkeys(files):
         try:
             data = _read(f)
             if _is_checks_doc(data):
                 for c in parse_checks(data, str(f)):
                     checks[c.id] = c
+            elif is_signatures_doc(data):
+                signature_docs.append((f, data))
             else:
                 docs.append((f, data))
         except DefinitionError as exc:
             errors.append(exc)
     for f, data in docs:
         try:
-            parse_runbook(data, str(f), checks)
+            rb = parse_runbook(data, str(f), checks)
+            runbooks[rb.id] = rb
+        except DefinitionError as exc:
+            errors.append(exc)
+    for f, data in signature_docs:
+        try:
+            parse_signatures(data, str(f), runbooks, checks)
         except DefinitionError as exc:
             errors.append(exc)
     return errors

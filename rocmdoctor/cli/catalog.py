@@ -55,10 +55,10 @@ def runbooks_show(runbook_id: str, path: Optional[List[str]] = PathOpt) -> None:
 
 @runbooks_app.command("validate")
 def runbooks_validate(paths: List[str] = typer.Argument(None, help="Files or directories; default: the built-in ones.")) -> None:
-    """Validate runbook and check files; every error names file:line.  Example: rocmdoctor runbooks validate ./my-runbooks"""
+    """Validate runbook, check and signature files; every error names file:line.  Example: rocmdoctor runbooks validate ./my-runbooks"""
     from rocmdoctor.catalog.loader import builtin_dir, validate_paths
 
-    targets = paths or [str(builtin_dir("checks")), str(builtin_dir("runbooks"))]
+    targets = paths or [str(builtin_dir("checks")), str(builtin_dir("runbooks")), str(builtin_dir("signatures"))]
     errors = validate_paths(targets)
     for e in errors:
         print(f"{e.message}" + (f"  (hint: {e.hint})" if e.hint else ""), file=sys.stderr)

@@ -51,7 +51,7 @@ def triage(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the remediation plan; change nothing on the node."),
     var: Optional[List[str]] = VarOpt,
     expect_gpus: Optional[int] = typer.Option(None, "--expect-gpus", help="GPUs this node should have."),
-    log: Optional[str] = typer.Option(None, "--log", help="Application log on the node to scan for GPU OOM."),
+    log: Optional[List[str]] = typer.Option(None, "--log", help="Job log on the node (repeatable): matched against the error-signature catalogue; a match routes to its runbook. GPU OOM lines are analysed in detail."),
     container: Optional[str] = typer.Option(None, "--container", help="Container to inspect (docker/podman)."),
     rootfs: str = RootfsOpt,
     path: Optional[List[str]] = PathOpt,
@@ -69,6 +69,8 @@ def triage(
       rocmdoctor triage demo:amdgpu-not-loaded
 
       rocmdoctor triage local --runbook gpu-oom --log /var/log/job.err
+
+      rocmdoctor triage node042 --log slurm-1234.out --log slurm-1234.err
 
       rocmdoctor triage node042 --fix
 
@@ -91,9 +93,13 @@ def triage(
 
             raise RocmdoctorError("--fix cannot run against a bundle", "triage the live node to remediate")
         user_vars = parse_vars(var)
-        for name, value in (("expect_gpus", expect_gpus), ("log", log), ("container", container)):
+        for name, value in (("expect_gpus", expect_gpus), ("container", container)):
             if value is not None:
                 user_vars[name] = str(value)
+        if log:
+            user_vars["log"] = log[0]  # the OOM and DKMS-console checks read the first log
+            if len(log) > 1:
+                user_vars["logs"] = list(dict.fromkeys(log))
         request = TriageRequest(
             target=target or "", runbooks=tuple(runbook or ()), vars=user_vars, fix=fix, yes=yes,
             dry_run=dry_run, rootfs=rootfs, paths=tuple(path or ()), ssh_config=ssh_config,
@@ -123,7 +129,7 @@ def triage(
 # every call, which a Slurm health check pays on every node every few minutes).
 COMMAND_MODULES = {
     "runbooks": "rocmdoctor.cli.catalog", "checks": "rocmdoctor.cli.catalog", "demo": "rocmdoctor.cli.catalog",
-    "sweep": "rocmdoctor.cli.sweep", "capture": "rocmdoctor.cli.capture",
+    "sweep": "rocmdoctor.cli.sweep", "capture": "rocmdoctor.cli.capture", "explain": "rocmdoctor.cli.explain",
     "incidents": "rocmdoctor.cli.incident", "postmortem": "rocmdoctor.cli.incident", "tui": "rocmdoctor.cli.incident",
 }
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from rocmdoctor.catalog.loader import Catalog
-from rocmdoctor.catalog.definitions import CheckDef, RunbookDef, resolve_gather
+from rocmdoctor.catalog.definitions import CheckDef, RunbookDef, SignatureDef, resolve_gather
 from rocmdoctor.errors import ExpressionError, RocmdoctorError
 from rocmdoctor.evidence.probe import GatherSpec, build_probe
 
@@ -22,6 +22,12 @@ class Plan:
     checks: dict[str, CheckDef]
     gathers: tuple[GatherSpec, ...]
     vars: dict[str, Any]
+    #: job logs given with --log: read in the same probe, matched against `signatures`
+    logs: tuple[str, ...] = ()
+    signatures: tuple[SignatureDef, ...] = ()
+    #: runbooks not asked for, evaluated only when a log's signature routes to them
+    #: (their evidence is in the same probe, so routing costs no second round trip)
+    standby: tuple[RunbookDef, ...] = ()
 
     def gathers_for(self, check_ids: Iterable[str]) -> list[GatherSpec]:
         return check_gathers([self.checks[c] for c in check_ids], self.vars)
@@ -60,17 +66,32 @@ def check_gathers(checks: Iterable[CheckDef], vars: dict[str, Any]) -> list[Gath
     return list(seen.values())
 
 
+def log_paths(vars: dict[str, Any]) -> tuple[str, ...]:
+    """The job logs of a run: `logs` (repeatable --log) or the single `log` variable."""
+    logs = vars.get("logs")
+    if isinstance(logs, (list, tuple)):
+        return tuple(dict.fromkeys(str(p) for p in logs if p))
+    return (str(vars["log"]),) if vars.get("log") else ()
+
+
 def compile_plan(catalog: Catalog, runbook_ids: Iterable[str] = (), user_vars: dict[str, Any] | None = None) -> Plan:
     runbooks = tuple(catalog.select(runbook_ids))
-    vars = merged_vars(runbooks, user_vars or {})
+    logs = log_paths(user_vars or {})
+    standby = tuple(rb for rb in catalog.runbooks.values() if rb not in runbooks) if logs else ()
+    vars = merged_vars((*runbooks, *standby), user_vars or {})
     used: dict[str, CheckDef] = {}
-    for rb in runbooks:
+    for rb in (*runbooks, *standby):
         for step in rb.steps:
             used[step.check] = catalog.checks[step.check]
         for rem in rb.remediations.values():
             if rem.verify:
                 used[rem.verify] = catalog.checks[rem.verify]
-    return Plan(runbooks=runbooks, checks=used, gathers=tuple(check_gathers(used.values(), vars)), vars=vars)
+    gathers = check_gathers(used.values(), vars)
+    keys = {g.key for g in gathers}
+    gathers += [g for g in (GatherSpec(kind="tail", target=p) for p in logs) if g.key not in keys]
+    signatures = catalog.signatures if logs else tuple(s for s in catalog.signatures if s.family == "kernel")
+    return Plan(runbooks=runbooks, checks=used, gathers=tuple(gathers), vars=vars, logs=logs,
+                signatures=signatures, standby=standby)
 
 
 PLAN_CACHE_SIZE = 64

@@ -1,0 +1,200 @@
+"""Validation of error-signature YAML (signatures/*.yaml) into SignatureDefs.
+
+A signature's pattern runs on text nobody controls (a job log, a pasted ticket),
+so a pattern is refused at load time when its shape can backtrack without bound:
+a quantifier nested in another (`(a+)+`), a back-reference, or more than two
+unbounded repeats. Each pattern must also hold a literal of four or more
+characters: lines that lack it are never handed to the regex engine at all.
+Every entry names a real occurrence (`source`: the thread's URL) and quotes it
+(`example`), and the example must match: a signature that cannot recognise its
+own source is a definition error, not a test failure.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rocmdoctor.catalog.definitions import SignatureDef
+from rocmdoctor.catalog.schema_checks import ID_RE, _Ctx
+from rocmdoctor.catalog.yaml_lines import LineDict, line_of
+from rocmdoctor.errors import DefinitionError
+
+try:  # Python 3.11+
+    import re._parser as _sre  # type: ignore[import-not-found]
+    import re._constants as _sc  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_constants as _sc  # type: ignore[no-redef]
+    import sre_parse as _sre  # type: ignore[no-redef]
+
+SIG_KEYS = {"id", "family", "pattern", "means", "runbook", "diagnosis", "confidence", "severity",
+            "fallback", "confirm", "source", "example"}
+CONFIRM_KEYS = {"check", "commands"}
+CONFIDENCES = ("high", "medium", "low")
+SEVERITIES = ("critical", "warning")
+MAX_UNBOUNDED = 2
+MIN_ANCHOR = 4
+_REPEATS = {_sc.MAX_REPEAT, _sc.MIN_REPEAT} | ({_sc.POSSESSIVE_REPEAT} if hasattr(_sc, "POSSESSIVE_REPEAT") else set())
+_BACKREFS = {_sc.GROUPREF, _sc.GROUPREF_EXISTS} | ({_sc.GROUPREF_IGNORE} if hasattr(_sc, "GROUPREF_IGNORE") else set())
+
+
+def is_signatures_doc(data: object) -> bool:
+    return isinstance(data, dict) and "signatures" in data and "steps" not in data
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why `pattern` may not run on untrusted text, or None when it may."""
+    try:
+        parsed = _sre.parse(pattern)
+    except re.error as exc:
+        return f"not a regular expression: {exc}"
+    unbounded = 0
+
+    def walk(items: Any, in_repeat: bool) -> str | None:
+        nonlocal unbounded
+        for op, av in items:
+            if op in _BACKREFS:
+                return "back-references are not allowed (they defeat linear matching)"
+            if op in _REPEATS:
+                lo, hi, sub = av
+                if hi == _sc.MAXREPEAT:
+                    unbounded += 1
+                if in_repeat and hi > 1:
+                    return "a quantifier inside another quantifier can backtrack without bound"
+                err = walk(sub, in_repeat or hi > 1)
+            elif op is _sc.SUBPATTERN:
+                err = walk(av[-1], in_repeat)
+            elif op is _sc.BRANCH:
+                err = next((e for b in av[1] if (e := walk(b, in_repeat))), None)
+            elif op in (_sc.ASSERT, _sc.ASSERT_NOT):
+                err = walk(av[1], in_repeat)
+            elif getattr(_sc, "ATOMIC_GROUP", None) is op:
+                err = walk(av, in_repeat)
+            else:
+                err = None
+            if err:
+                return err
+        return None
+
+    err = walk(parsed, False)
+    if err:
+        return err
+    if unbounded > MAX_UNBOUNDED:
+        return f"{unbounded} unbounded repeats (at most {MAX_UNBOUNDED}); bound them, e.g. .{{0,200}}"
+    return None
+
+
+def pattern_anchors(pattern: str) -> tuple[str, ...]:
+    """Literal runs every match must contain (top level and mandatory groups)."""
+    runs: list[str] = []
+
+    def walk(items: Any) -> None:
+        current: list[str] = []
+        for op, av in items:
+            if op is _sc.LITERAL:
+                current.append(chr(av))
+                continue
+            if current:
+                runs.append("".join(current))
+                current = []
+            if op is _sc.SUBPATTERN:
+                walk(av[-1])
+        if current:
+            runs.append("".join(current))
+
+    walk(_sre.parse(pattern))
+    return tuple(sorted({r for r in runs if len(r) >= 3}, key=len, reverse=True))
+
+
+def parse_signatures(data: Any, path: str, runbooks: dict[str, Any] | None = None,
+                     checks: dict[str, Any] | None = None) -> list[SignatureDef]:
+    ctx = _Ctx(path)
+    if not is_signatures_doc(data):
+        raise DefinitionError(path, line_of(data, None) if isinstance(data, dict) else 1,
+                              "a signatures file is a mapping with a 'signatures:' list")
+    items = data["signatures"]
+    if not isinstance(items, list) or not items:
+        ctx.fail(data, "signatures", "'signatures' must be a non-empty list")
+    out: list[SignatureDef] = []
+    seen: dict[str, int | None] = {}
+    for raw in items:
+        sig = _signature(ctx, raw, data, runbooks, checks)
+        if sig.id in seen:
+            ctx.fail(raw, "id", f"signature '{sig.id}' is defined twice (first at line {seen[sig.id]})")
+        seen[sig.id] = sig.line
+        out.append(sig)
+    return out
+
+
+def _strings(ctx: _Ctx, obj: LineDict, key: str, what: str, required: bool = True) -> tuple[str, ...]:
+    value = obj.get(key)
+    if value is None:
+        if required:
+            ctx.fail(obj, None, f"{what} is missing required key '{key}'")
+        return ()
+    values = value if isinstance(value, list) else [value]
+    if not values or not all(isinstance(v, str) and v.strip() for v in values):
+        ctx.fail(obj, key, f"'{key}' of {what} must be a string or a list of strings")
+    return tuple(values)
+
+
+def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None,
+               checks: dict[str, Any] | None) -> SignatureDef:
+    obj = ctx.mapping(raw, "a signature", parent, "signatures")
+    ctx.keys(obj, SIG_KEYS, ("id", "family", "pattern", "means", "runbook", "diagnosis", "source", "example"),
+             "signature")
+    sid = ctx.ident(obj, "id", "signature")
+    what = f"signature '{sid}'"
+    patterns = _strings(ctx, obj, "pattern", what)
+    anchors, folds = [], []
+    for p in patterns:
+        problem = pattern_problem(p)
+        if problem:
+            ctx.fail(obj, "pattern", f"pattern of {what} refused: {problem}", f"in: {p}")
+        fold = bool(re.compile(p).flags & re.IGNORECASE)
+        lits = pattern_anchors(p)
+        if not lits or len(lits[0]) < MIN_ANCHOR:
+            ctx.fail(obj, "pattern", f"pattern of {what} has no literal of {MIN_ANCHOR}+ characters",
+                     "a signature must contain fixed text (a word of the message) outside optional parts")
+        anchors.append(tuple(a.lower() for a in lits) if fold else lits)
+        folds.append(fold)
+    sources = _strings(ctx, obj, "source", what)
+    for s in sources:
+        if not re.match(r"https?://\S+$", s):
+            ctx.fail(obj, "source", f"source of {what} must be the URL of a real occurrence", f"got: {s}")
+    examples = _strings(ctx, obj, "example", what)
+    compiled = [re.compile(p) for p in patterns]
+    for ex in examples:
+        if not any(c.search(ex) for c in compiled):
+            ctx.fail(obj, "example", f"example of {what} does not match its pattern",
+                     f"example: {ex[:160]}")
+    confidence = ctx.string(obj, "confidence", what, "medium")
+    if confidence not in CONFIDENCES:
+        ctx.fail(obj, "confidence", f"confidence of {what} must be one of {', '.join(CONFIDENCES)}")
+    severity = ctx.string(obj, "severity", what, "critical")
+    if severity not in SEVERITIES:
+        ctx.fail(obj, "severity", f"severity of {what} must be one of {', '.join(SEVERITIES)}")
+    fallback = obj.get("fallback", False)
+    if not isinstance(fallback, bool):
+        ctx.fail(obj, "fallback", f"'fallback' of {what} must be true or false")
+    runbook = ctx.ident(obj, "runbook", what)
+    if runbooks is not None and runbook not in runbooks:
+        ctx.fail(obj, "runbook", f"{what} points to unknown runbook '{runbook}'",
+                 f"known runbooks: {', '.join(sorted(runbooks))}")
+    diagnosis = ctx.ident(obj, "diagnosis", what)
+    if not ID_RE.match(str(ctx.string(obj, "family", what))):
+        ctx.fail(obj, "family", f"invalid family of {what}")
+    confirm_check, commands = "", ()
+    if "confirm" in obj:
+        conf = ctx.mapping(obj["confirm"], "confirm", obj, "confirm")
+        ctx.keys(conf, CONFIRM_KEYS, (), f"confirm of {what}")
+        confirm_check = ctx.string(conf, "check", what)
+        if confirm_check and checks is not None and confirm_check not in checks:
+            ctx.fail(conf, "check", f"{what} names unknown check '{confirm_check}'")
+        commands = _strings(ctx, conf, "commands", f"confirm of {what}", required=False)
+    return SignatureDef(
+        id=sid, family=ctx.string(obj, "family", what), patterns=patterns, anchors=tuple(anchors),
+        ignore_case=tuple(folds), means=" ".join(ctx.string(obj, "means", what).split()), runbook=runbook,
+        diagnosis=diagnosis, confidence=confidence, severity=severity, fallback=fallback,
+        confirm_check=confirm_check, commands=commands, sources=sources, examples=examples, path=ctx.path,
+        line=obj.line)

@@ -1,0 +1,176 @@
+"""Match the signature catalogue against text a user brings (a job log, a pasted
+ticket) and fold the matches into runbook reports.
+
+The text is untrusted: every line is cut to a window around the signature's
+literal anchor before a pattern runs (patterns were checked at load time for
+unbounded backtracking), values captured from it are only ever inserted into our
+own sentences as plain text, never used as a pattern or a template.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any, Iterable
+
+from rocmdoctor.catalog.definitions import SignatureDef
+from rocmdoctor.results import CheckResult, Diagnosis, RunbookReport, StepResult, to_jsonable
+from rocmdoctor.status import State
+
+#: a pattern sees at most this many characters either side of its anchor
+WINDOW = 600
+#: longest quoted line in a verdict
+QUOTE = 300
+CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\x1b\[[0-9;]*[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class SignatureMatch:
+    signature_id: str
+    family: str
+    runbook: str
+    diagnosis: str
+    confidence: str
+    severity: str
+    fallback: bool
+    means: str              # the signature's sentence with the captured values filled in
+    source: str             # file the line came from ("<text>" for pasted text)
+    lineno: int
+    line: str               # the line as quoted (control characters removed, cut to QUOTE)
+    count: int = 1
+    confirm_check: str = ""
+    commands: tuple[str, ...] = ()
+    urls: tuple[str, ...] = ()
+    groups: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def quote(self) -> str:
+        return f"{self.source}:{self.lineno}: {self.line}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_jsonable(self)
+
+
+@lru_cache(maxsize=512)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _clean(line: str) -> str:
+    text = _CONTROL.sub("", line).strip()
+    return text if len(text) <= QUOTE else text[:QUOTE - 3] + "..."
+
+
+def _fill(template: str, groups: dict[str, str]) -> str:
+    """Our sentence with captured values inserted as text (never as a format spec)."""
+    def value(m: re.Match[str]) -> str:
+        v = groups.get(m.group(1))
+        return _clean(v)[:80] if v else ""
+
+    return _PLACEHOLDER.sub(value, template)
+
+
+def _search(sig: SignatureDef, line: str, lowered: str) -> re.Match[str] | None:
+    for pattern, anchors, fold in zip(sig.patterns, sig.anchors, sig.ignore_case):
+        hay = lowered if fold else line
+        if not all(a in hay for a in anchors):
+            continue
+        at = hay.find(anchors[0])
+        window = line[max(0, at - WINDOW): at + len(anchors[0]) + WINDOW]
+        m = _compiled(pattern).search(window)
+        if m:
+            return m
+    return None
+
+
+def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<text>") -> list[SignatureMatch]:
+    """Every signature that matches a line of `text`: its first line quoted, all counted;
+    ranked by confidence, then by where it first appeared."""
+    sigs = list(signatures)
+    first: dict[str, SignatureMatch] = {}
+    counts: dict[str, int] = {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        lowered = line.lower()
+        for sig in sigs:
+            m = _search(sig, line, lowered)
+            if m is None:
+                continue
+            counts[sig.id] = counts.get(sig.id, 0) + 1
+            if sig.id not in first:
+                groups = {k: v for k, v in m.groupdict().items() if v is not None}
+                first[sig.id] = SignatureMatch(
+                    sig.id, sig.family, sig.runbook, sig.diagnosis, sig.confidence, sig.severity, sig.fallback,
+                    _fill(sig.means, groups), source, lineno, _clean(line), 1, sig.confirm_check,
+                    tuple(_fill(c, groups) for c in sig.commands), sig.sources,
+                    {k: _clean(v)[:80] for k, v in groups.items()})
+    out = [replace(m, count=counts[m.signature_id]) for m in first.values()]
+    return sorted(out, key=lambda m: (CONFIDENCE_RANK.get(m.confidence, 9), m.lineno))
+
+
+def best_per_diagnosis(matches: Iterable[SignatureMatch]) -> list[SignatureMatch]:
+    """One match per (runbook, diagnosis), the highest ranked, order kept."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for m in matches:
+        key = (m.runbook, m.diagnosis)
+        if key not in seen:
+            seen.add(key)
+            out.append(m)
+    return out
+
+
+def log_step(runbook_id: str, matches: list[SignatureMatch], logs: list[tuple[str, str]]) -> StepResult:
+    """The step a runbook shows for the logs it was given: what matched, or why nothing.
+
+    `logs`: (path, problem) per log; problem is "" when the log was read."""
+    sources = tuple(f"tail -c 1M {path}" for path, _ in logs)
+    unread = [f"{path}: {problem}" for path, problem in logs if problem]
+    title = "Known error messages in the log"
+    if matches:
+        state = State.FAIL if any(m.severity == "critical" for m in matches) else State.WARN
+        names = ", ".join(f"{m.signature_id}" + (f" x{m.count}" if m.count > 1 else "") for m in matches)
+        message = f"{len(matches)} known error signature(s): {names}"
+        outputs = {"matches": [m.to_dict() for m in matches]}
+        check = CheckResult("log.signatures", title, state, message, tuple(m.quote for m in matches), outputs, sources)
+        return StepResult(runbook_id, "log", title, check)
+    if unread and len(unread) == len(logs):
+        check = CheckResult("log.signatures", title, State.UNKNOWN, "; ".join(unread), (), {"matches": []}, sources)
+        return StepResult(runbook_id, "log", title, check)
+    read = ", ".join(path for path, problem in logs if not problem)
+    return StepResult(runbook_id, "log", title, None, f"no {runbook_id} error signature in {read}")
+
+
+def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: list[tuple[str, str]],
+                 host: str = "<host>") -> RunbookReport:
+    """The report with the log step first and the matches as diagnoses: a match whose
+    diagnosis the runbook already made adds its quoted line to that diagnosis' evidence;
+    another becomes a diagnosis of its own (after the ones node evidence made); a
+    `fallback` match only when the runbook found no cause at all."""
+    mine = [m for m in matches if m.runbook == report.runbook_id]
+    step = log_step(report.runbook_id, mine, logs)
+    diagnoses = list(report.diagnoses)
+    own = bool(diagnoses)
+    for m in best_per_diagnosis(mine):
+        at = next((i for i, d in enumerate(diagnoses) if d.diagnosis_id == m.diagnosis), None)
+        if at is not None:
+            d = diagnoses[at]
+            if m.quote not in d.evidence:
+                diagnoses[at] = replace(d, evidence=(m.quote, *d.evidence))
+            continue
+        if m.fallback and own:
+            continue
+        follow = (*(f"Confirm on the node: `{c}`" for c in m.commands),
+                  f"`rocmdoctor triage {host} --runbook {m.runbook}` settles it on the node.")
+        diagnoses.append(Diagnosis(report.runbook_id, m.diagnosis, "log", m.means, m.confidence, (m.quote,),
+                                   (), follow))
+    return RunbookReport(report.runbook_id, report.title, (step, *report.steps), tuple(diagnoses))
+
+
+def explain_text(text: str, source: str = "<text>", paths: Iterable[str] = ()) -> list[SignatureMatch]:
+    """`rocmdoctor explain`: the catalogue (built-in plus --path dirs) against pasted text."""
+    from rocmdoctor.catalog.loader import load_catalog
+
+    return match_text(load_catalog(paths).signatures, text, source)
