@@ -1,0 +1,110 @@
+"""--log for every runbook: a job log is read once (in the same probe), matched against the
+whole catalogue, and a match routes to its runbook whichever runbooks were asked for."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+# Real lines (threads in tests/signatures/real_messages.yaml).
+DOCKER = ('docker: Error response from daemon: error gathering device information while adding custom device '
+          '"/dev/kfd": no such file or directory.')
+DKMS = "Error! Bad return status for module build on kernel: 5.13.0-19-generic (x86_64)"
+TORCH = "RuntimeError: No HIP GPUs are available"
+
+
+def _bundle(tmp_path: Path, logs: dict[str, str]) -> Path:
+    b = tmp_path / "bundle"
+    (b / "commands").mkdir(parents=True)
+    (b / "commands" / ".keep").write_text("")
+    for name, text in logs.items():
+        f = b / "files" / "ticket" / name
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text)
+    return b
+
+
+def _triage(*args: str) -> tuple[int, dict]:
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "triage", *args, "--format", "json"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "ROCMDOCTOR_INCIDENTS_DIR": os.devnull + "/no-journal"})
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def _runbook(report: dict, rid: str) -> dict:
+    return next(r for r in report["runbooks"] if r["runbook_id"] == rid)
+
+
+def test_a_match_routes_to_its_runbook_whichever_was_asked_for(tmp_path: Path) -> None:
+    b = _bundle(tmp_path, {"job.err": f"starting\n{DOCKER}\n"})
+    code, report = _triage("--from", str(b), "--runbook", "gpu-oom", "--log", "/ticket/job.err")
+    ids = [r["runbook_id"] for r in report["runbooks"]]
+    assert ids == ["gpu-oom", "container-mount-failure"]
+    cmf = _runbook(report, "container-mount-failure")
+    (d,) = cmf["diagnoses"]
+    assert d["diagnosis_id"] == "host-driver-missing" and d["confidence"] == "high"
+    assert d["evidence"][0] == f"/ticket/job.err:2: {DOCKER}"
+    step = cmf["steps"][0]
+    assert step["step_id"] == "log" and step["state"] == "fail"
+    assert code == 2  # CRITICAL
+    # the runbook asked for says the log holds nothing of its own
+    oom = _runbook(report, "gpu-oom")
+    assert oom["steps"][0]["skipped_because"] == "no gpu-oom error signature in /ticket/job.err"
+
+
+def test_log_is_repeatable_and_each_line_is_quoted_with_its_file(tmp_path: Path) -> None:
+    b = _bundle(tmp_path, {"build.log": DKMS + "\n", "job.out": "x\ny\n" + TORCH + "\n"})
+    _, report = _triage("--from", str(b), "--runbook", "thermal-throttling",
+                        "--log", "/ticket/build.log", "--log", "/ticket/job.out")
+    kdm = _runbook(report, "kernel-driver-mismatch")
+    assert kdm["diagnoses"][0]["diagnosis_id"] == "dkms-build-failed"
+    assert f"/ticket/build.log:1: {DKMS}" in kdm["diagnoses"][0]["evidence"]
+    gnv = _runbook(report, "gpu-not-visible")
+    assert [d["diagnosis_id"] for d in gnv["diagnoses"]] == ["runtime-missing-gpu"]
+    assert gnv["diagnoses"][0]["evidence"] == [f"/ticket/job.out:3: {TORCH}"]
+
+
+def test_an_unreadable_log_is_unknown_with_its_reason_and_the_triage_goes_on(tmp_path: Path) -> None:
+    b = _bundle(tmp_path, {"job.err": DOCKER + "\n"})
+    code, report = _triage("--from", str(b), "--runbook", "gpu-oom", "--log", "/ticket/missing.log")
+    (oom,) = report["runbooks"]
+    step = oom["steps"][0]
+    assert step["step_id"] == "log" and step["state"] == "unknown"
+    assert "/ticket/missing.log" in step["check"]["message"]
+    assert code == 3
+
+
+def test_explain_reads_a_file_and_stdin(tmp_path: Path) -> None:
+    f = tmp_path / "slurm-1234.err"
+    f.write_text("loading model\n" + TORCH + "\n")
+    by_file = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", str(f), "--host", "node042"],
+                             capture_output=True, text=True, timeout=60)
+    assert by_file.returncode == 0
+    assert "gpu-not-visible / runtime-missing-gpu" in by_file.stdout
+    assert f"line 2: {TORCH}" in by_file.stdout
+    assert "rocmdoctor triage node042 --runbook gpu-not-visible" in by_file.stdout
+    piped = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", "-", "-f", "json"], input=DKMS,
+                           capture_output=True, text=True, timeout=60)
+    doc = json.loads(piped.stdout)
+    assert doc["causes"][0]["diagnosis"] == "dkms-build-failed" and doc["source"] == "<stdin>"
+
+
+def test_explain_unknown_text_says_so_and_exits_0() -> None:
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", "the weather is fine today"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("No known error signature")
+    assert "rocmdoctor capture HOST" in proc.stdout
+    doc = json.loads(subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", "-f", "json", "nothing here"],
+                                    capture_output=True, text=True, timeout=60).stdout)
+    assert doc["matched"] is False and doc["causes"] == []
+
+
+def test_explain_bad_format_is_exit_2() -> None:
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", "-f", "xml", "x"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "unknown --format" in proc.stderr

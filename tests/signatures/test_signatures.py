@@ -1,0 +1,157 @@
+"""The error-signature catalogue: real messages give the right runbook and root cause,
+unrelated text gives none, malformed signature files are refused with file:line, and
+no pattern can be made to hang on hostile input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rocmdoctor.catalog.loader import load_catalog
+from rocmdoctor.catalog.schema_signatures import pattern_problem
+from rocmdoctor.engine.signatures import best_per_diagnosis, match_text
+
+HERE = Path(__file__).parent
+MESSAGES = yaml.safe_load((HERE / "real_messages.yaml").read_text())["messages"]
+ERRORS = [m for m in MESSAGES if not m.get("none")]
+NOT_ERRORS = [m for m in MESSAGES if m.get("none")]
+
+
+def test_the_table_is_real_and_large_enough() -> None:
+    assert len(ERRORS) >= 41
+    assert all(m["url"].startswith("https://") for m in MESSAGES)
+
+
+@pytest.mark.parametrize("msg", ERRORS, ids=[m["url"].split("github.com/")[-1] + ":" + m["text"][:30] for m in ERRORS])
+def test_real_message_gives_runbook_and_cause(msg: dict) -> None:
+    matches = match_text(load_catalog().signatures, msg["text"])
+    assert matches, f"no signature for {msg['text']!r}"
+    first = best_per_diagnosis(matches)[0]
+    assert f"{first.runbook}/{first.diagnosis}" in msg["accept"]
+    assert first.line == msg["text"].strip()[:300] or msg["text"].strip().startswith(first.line[:-3])
+    assert first.urls and all(u.startswith("https://") for u in first.urls)
+    assert first.means and "{" not in first.means  # placeholders filled
+
+
+@pytest.mark.parametrize("msg", NOT_ERRORS, ids=[m["text"][:30] for m in NOT_ERRORS])
+def test_real_non_error_lines_match_nothing(msg: dict) -> None:
+    assert match_text(load_catalog().signatures, msg["text"]) == []
+
+
+def test_captured_values_are_text_in_our_sentence() -> None:
+    line = "Error! Bad return status for module build on kernel: 6.8.0-{evil}[x (x86_64)"
+    (m,) = match_text(load_catalog().signatures, line)
+    assert "6.8.0-{evil}[x" in m.means
+    assert m.groups["kernel"] == "6.8.0-{evil}[x"
+
+
+def test_counts_repeats_and_quotes_the_first_line() -> None:
+    text = "\n".join(["noise"] * 3 + ["[    7.668049] amdgpu: Unknown symbol amd_iommu_bind_pasid (err -2)",
+                                     "[    7.668135] amdgpu: Unknown symbol amd_iommu_set_invalidate_ctx_cb (err -2)"])
+    (m,) = match_text(load_catalog().signatures, text, "dmesg.txt")
+    assert m.count == 2 and m.lineno == 4
+    assert m.quote == "dmesg.txt:4: [    7.668049] amdgpu: Unknown symbol amd_iommu_bind_pasid (err -2)"
+
+
+# --- hostile input --------------------------------------------------------------------
+
+HOSTILE = [
+    "Unable to open /dev/kfd read-write: " + "a" * 1_000_000,
+    "Bad return status for module build on kernel: " + " " * 1_000_000,
+    ("BAR " * 250_000) + "no space",
+    "OOM when allocating tensor with shape" + "[1," * 300_000 + " and type",
+    "\x1b[31m" + "amdgpu: Unknown symbol " * 40_000 + "(err",
+    "model requires more system memory (" * 30_000,
+]
+
+
+@pytest.mark.parametrize("line", HOSTILE, ids=[f"hostile-{i}" for i in range(len(HOSTILE))])
+def test_megabyte_lines_are_matched_without_hanging(line: str) -> None:
+    """Each line holds the anchors of some signature, a million characters long; the
+    window around the anchor and the load-time pattern check keep this linear."""
+    matches = match_text(load_catalog().signatures, line + "\n" + line)
+    assert all(len(m.line) <= 300 for m in matches)
+
+
+@pytest.mark.parametrize("pattern,why", [
+    (r"(a+)+b", "quantifier inside another"),
+    (r"(\w+\s?)*$", "quantifier inside another"),
+    (r"(\w)\1", "back-references"),
+    (r"x.*y.*z.*w", "unbounded repeats"),
+    (r"([", "not a regular expression"),
+])
+def test_dangerous_patterns_are_refused(pattern: str, why: str) -> None:
+    assert why in (pattern_problem(pattern) or "")
+
+
+def test_builtin_patterns_pass_the_check() -> None:
+    sigs = load_catalog().signatures
+    assert len(sigs) >= 35
+    assert all(pattern_problem(p) is None for s in sigs for p in s.patterns)
+
+
+# --- malformed signature files: file:line and exit 2 ------------------------------------
+
+GOOD = """\
+signatures:
+  - id: my-sig
+    family: mine
+    pattern: 'Something broke badly'
+    means: it broke
+    runbook: gpu-oom
+    diagnosis: job-needs-more-vram
+    source: https://example.org/thread/1
+    example: 'Something broke badly here'
+"""
+
+BAD = [
+    ("nested", GOOD.replace("'Something broke badly'", "'Something (a+)+ broke'"), 4, "refused"),
+    ("no-anchor", GOOD.replace("'Something broke badly'", "'\\d+ \\w+'"), 4, "no literal"),
+    ("example", GOOD.replace("here'", "here'\n").replace("'Something broke badly here'", "'nothing alike'"), 9, "does not match"),
+    ("runbook", GOOD.replace("runbook: gpu-oom", "runbook: gpu-omm"), 6, "unknown runbook"),
+    ("source", GOOD.replace("https://example.org/thread/1", "a forum"), 8, "URL"),
+    ("confidence", GOOD + "    confidence: sure\n", 10, "confidence"),
+    ("unknown-key", GOOD + "    serverity: warning\n", 10, "did you mean 'severity'"),
+    ("missing", GOOD.replace("    means: it broke\n", ""), 2, "'means'"),
+    ("check", GOOD + "    confirm: {check: no.such_check}\n", 10, "unknown check"),
+    ("duplicate", GOOD + GOOD.split("signatures:\n", 1)[1], 10, "defined twice"),
+    ("backref", GOOD.replace("'Something broke badly'", "'Something (b)\\1 broke'"), 4, "back-references"),
+]
+
+
+@pytest.mark.parametrize("name,text,line,words", BAD, ids=[b[0] for b in BAD])
+def test_malformed_signature_file_names_file_and_line(tmp_path: Path, name: str, text: str, line: int,
+                                                      words: str) -> None:
+    d = tmp_path / "signatures"
+    d.mkdir()
+    f = d / "mine.yaml"
+    f.write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "runbooks", "validate", str(tmp_path)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{f}:{line}:" in proc.stderr and words in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_good_user_signature_file_validates_and_is_used(tmp_path: Path) -> None:
+    d = tmp_path / "signatures"
+    d.mkdir()
+    (d / "mine.yaml").write_text(GOOD)
+    ok = subprocess.run([sys.executable, "-m", "rocmdoctor", "runbooks", "validate", str(tmp_path)],
+                        capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0, ok.stderr
+    out = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", "--path", str(tmp_path), "-f", "json",
+                          "x: Something broke badly"], capture_output=True, text=True, timeout=60)
+    doc = json.loads(out.stdout)
+    assert doc["causes"][0]["signature"] == "my-sig" and doc["causes"][0]["diagnosis"] == "job-needs-more-vram"
+
+
+def test_builtin_signatures_validate() -> None:
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "runbooks", "validate"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "signatures" in proc.stdout
