@@ -20,6 +20,8 @@ def test_wheel_contents(tmp_path: Path) -> None:
         assert f"rocmdoctor/runbooks/{runbook.name}" in names
     for check in sorted((ROOT / "checks").glob("*.yaml")):
         assert f"rocmdoctor/checks/{check.name}" in names
+    for sig in sorted((ROOT / "signatures").glob("*.yaml")):
+        assert f"rocmdoctor/signatures/{sig.name}" in names
     source_files = {p.relative_to(ROOT).as_posix() for p in (ROOT / "rocmdoctor").rglob("*")
                     if p.is_file() and "__pycache__" not in p.parts}
     missing = sorted(source_files - names)
@@ -49,6 +51,8 @@ def test_installed_wheel_lists_runbooks_and_runs_the_demo(tmp_path: Path) -> Non
     demo = run("triage", "demo:amdgpu-not-loaded", "--runbook", "gpu-not-visible")
     assert demo.returncode == 2, demo.stderr
     assert "amdgpu is not loaded" in demo.stdout and "$ modprobe amdgpu" in demo.stdout
+    explained = run("explain", "RuntimeError: HIP error: hipErrorNoDevice")
+    assert explained.returncode == 0 and "gpu-not-visible / runtime-missing-gpu" in explained.stdout
 
 
 def _bash_blocks(markdown: str) -> list[str]:

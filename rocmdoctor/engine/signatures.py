@@ -149,6 +149,8 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
     diagnosis the runbook already made adds its quoted line to that diagnosis' evidence;
     another becomes a diagnosis of its own (after the ones node evidence made); a
     `fallback` match only when the runbook found no cause at all."""
+    if host.startswith("bundle:"):
+        host = "HOST"  # a bundle's label is not a target one can triage
     mine = [m for m in matches if m.runbook == report.runbook_id]
     step = log_step(report.runbook_id, mine, logs)
     diagnoses = list(report.diagnoses)
