@@ -1,0 +1,134 @@
+"""`sensors` and `rocm-smi` concise text, as tickets paste them (sources beside each fixture)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocmdoctor.parsers import ParseError
+from rocmdoctor.parsers.rocm_smi_text import parse_rocm_smi_concise
+from rocmdoctor.parsers.sensors import parse_sensors
+
+# https://github.com/ROCm/legacy-rocm-build/issues/1468 (MI100, just after boot)
+MI100 = """\
+amdgpu-pci-2900
+Adapter: PCI adapter
+vddgfx:       +0.62 V
+fan1:           0 RPM  (min =    0 RPM, max = 3850 RPM)
+edge:         +53.0°C  (crit = +100.0°C, hyst = -273.1°C)
+                       (emerg = +105.0°C)
+junction:     +59.0°C  (crit = +100.0°C, hyst = -273.1°C)
+                       (emerg = +105.0°C)
+mem:          +55.0°C  (crit = +94.0°C, hyst = -273.1°C)
+                       (emerg = +99.0°C)
+power1:       49.00 W  (cap = 290.00 W)
+"""
+
+# https://github.com/ROCm/amdgpu/issues/69 (Vega Frontier: one temp1, no emerg)
+VEGA = """\
+amdgpu-pci-0300
+Adapter: PCI adapter
+vddgfx:       +0.90 V  
+fan1:        3012 RPM  (min =  400 RPM, max = 4900 RPM)
+temp1:        +56.0°C  (crit = +89.0°C, hyst = -273.1°C)
+power1:      129.00 W  (cap = 220.00 W)
+"""
+
+
+def test_sensors_mi100_limits_per_sensor() -> None:
+    out = parse_sensors(MI100)
+    (chip,) = out["chips"]
+    assert chip["chip"] == "amdgpu-pci-2900" and chip["pci"] == "29:00"
+    mem = next(r for r in out["readings"] if r["label"] == "mem")
+    assert (mem["temp"], mem["crit"], mem["emerg"]) == (55.0, 94.0, 99.0)
+    assert [r["label"] for r in out["readings"]] == ["edge", "junction", "mem"]
+    assert out["fans"] == [{"chip": "amdgpu-pci-2900", "label": "fan1", "rpm": 0, "min": 0, "max": 3850}]
+    assert chip["power"] == [{"label": "power1", "watts": 49.0, "cap": 290.0}]
+
+
+def test_sensors_vega_single_temp_and_other_chips_ignored() -> None:
+    text = "k10temp-pci-00c3\nAdapter: PCI adapter\nTctl:         +45.0°C  \n\n" + VEGA
+    out = parse_sensors(text)
+    assert [c["chip"] for c in out["chips"]] == ["k10temp-pci-00c3", "amdgpu-pci-0300"]
+    assert out["readings"] == [{"chip": "amdgpu-pci-0300", "pci": "03:00", "label": "temp1", "temp": 56.0,
+                                "crit": 89.0, "emerg": None}]
+
+
+def test_sensors_mangled_degree_sign() -> None:
+    out = parse_sensors(MI100.replace("°C", "Â°C"))
+    assert out["readings"][0]["temp"] == 53.0 and out["readings"][0]["crit"] == 100.0
+
+
+def test_sensors_not_sensors_output() -> None:
+    with pytest.raises(ParseError):
+        parse_sensors("No sensors found!\nMake sure you loaded all the kernel drivers you need.\n")
+
+
+# https://github.com/ROCm/legacy-rocm-build/issues/561 (ROCm 1.9: iGPU as GPU 0 with N/A)
+ROCM19 = """\
+====================    ROCm System Management Interface    ====================
+================================================================================
+ GPU  Temp    AvgPwr   SCLK     MCLK     Fan      Perf    SCLK OD    MCLK OD
+  0   N/A     N/A      N/A      N/A      0%       N/A       N/A        N/A
+  1   55c     15.0W    852Mhz   167Mhz   10.98%   auto      0%         0%
+================================================================================
+====================           End of ROCm SMI Log          ====================
+"""
+
+# https://github.com/ROCm/k8s-device-plugin/issues/12 (ROCm 4/5)
+ROCM4 = """\
+========================ROCm System Management Interface========================
+================================================================================
+GPU  Temp   AvgPwr  SCLK     MCLK    Fan   Perf  PwrCap  VRAM%  GPU%  
+1    48.0c  27.0W   1386Mhz  800Mhz  0.0%  auto  225.0W    0%   0%    
+2    46.0c  25.0W   1386Mhz  800Mhz  0.0%  auto  225.0W    0%   0%    
+================================================================================
+==============================End of ROCm SMI Log ==============================
+"""
+
+# https://github.com/ROCm/legacy-rocm-build/issues/1752 (no GPU in a VM)
+EMPTY = """\
+======================= ROCm System Management Interface =======================
+WARNING: No AMD GPUs specified
+================================= Concise Info =================================
+GPU  Temp  AvgPwr  SCLK  MCLK  Fan  Perf  PwrCap  VRAM%  GPU%  
+================================================================================
+============================= End of ROCm SMI Log ==============================
+"""
+
+
+def test_rocm_smi_19_layout() -> None:
+    out = parse_rocm_smi_concise(ROCM19)
+    g0, g1 = out["gpus"]
+    assert g0["temp_c"] is None and g0["perf"] is None
+    assert (g1["gpu"], g1["temp_c"], g1["power_w"], g1["sclk_mhz"], g1["mclk_mhz"], g1["fan_pct"], g1["perf"]) == \
+        ("1", 55.0, 15.0, 852, 167, 10.98, "auto")
+    assert g1["vram_pct"] is None and g1["pwrcap_w"] is None  # SCLK OD / MCLK OD are not usage
+    assert out["readings"] == [{"gpu": "1", "label": "edge", "temp": 55.0}]
+
+
+def test_rocm_smi_4_layout() -> None:
+    out = parse_rocm_smi_concise(ROCM4)
+    assert [g["gpu"] for g in out["gpus"]] == ["1", "2"]
+    g = out["gpus"][0]
+    assert (g["temp_c"], g["temp_sensor"], g["power_w"], g["pwrcap_w"], g["vram_pct"], g["gpu_pct"]) == \
+        (48.0, "edge", 27.0, 225.0, 0.0, 0.0)
+
+
+def test_rocm_smi_6_mi300x_layout() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "incidents" / "thermal-throttling" / "mi300x-concise-idle-39c" / "bundle"
+            / "commands" / "rocm-smi" / "stdout").read_text()
+    (g,) = parse_rocm_smi_concise(text)["gpus"]
+    assert (g["gpu"], g["temp_c"], g["temp_sensor"], g["power_w"], g["sclk_mhz"], g["mclk_mhz"], g["pwrcap_w"],
+            g["vram_pct"], g["gpu_pct"]) == ("0", 39.0, "junction", 191.0, 2105, 900, 750.0, 95.0, 0.0)
+
+
+def test_rocm_smi_no_gpus_is_an_empty_table_with_the_warning() -> None:
+    out = parse_rocm_smi_concise(EMPTY)
+    assert out["gpus"] == [] and out["warnings"] == ["No AMD GPUs specified"]
+
+
+def test_rocm_smi_other_text_is_a_parse_error() -> None:
+    with pytest.raises(ParseError):
+        parse_rocm_smi_concise("ERROR:root:Driver not initialized (amdgpu not found in modules)\n")
