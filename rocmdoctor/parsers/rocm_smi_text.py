@@ -86,6 +86,6 @@ def parse_rocm_smi_concise(text: str) -> dict[str, Any]:
         if not words or not re.match(r"^\d+$", words[0]):
             continue
         gpus.append(_row(words, sensor, has_usage))
-    readings = [{"gpu": g["gpu"], "label": g["temp_sensor"], "temp": g["temp_c"]} for g in gpus
-                if g["temp_c"] is not None]
+    readings = [{"gpu": g["gpu"], "label": g["temp_sensor"], "temp": g["temp_c"], "fan_pct": g["fan_pct"]}
+                for g in gpus if g["temp_c"] is not None]
     return {"gpus": gpus, "readings": readings, "warnings": warnings, "temp_sensor": sensor}

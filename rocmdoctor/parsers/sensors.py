@@ -42,6 +42,14 @@ def _chip(name: str) -> dict[str, Any]:
             "temps": [], "fans": [], "power": []}
 
 
+def _fan_pct(chip: dict[str, Any]) -> float | None:
+    """The chip's first fan as a share of its maximum speed (None: no fan or no max)."""
+    fan = chip["fans"][0] if chip["fans"] else None
+    if not fan or not fan.get("max"):
+        return None
+    return round(100.0 * fan["rpm"] / fan["max"], 1)
+
+
 @parser("sensors")
 def parse_sensors(text: str) -> dict[str, Any]:
     """`sensors`: chips with temperatures (and crit/emerg limits), fans, power and cap."""
@@ -85,7 +93,7 @@ def parse_sensors(text: str) -> dict[str, Any]:
     if not chips:
         raise ParseError("no sensor chip (a name line followed by 'Adapter:') in the output")
     readings = [{"chip": c["chip"], "pci": c["pci"], "label": t["label"], "temp": t["temp"],
-                 "crit": t.get("crit"), "emerg": t.get("emerg")}
+                 "crit": t.get("crit"), "emerg": t.get("emerg"), "fan_pct": _fan_pct(c)}
                 for c in chips if c["driver"] == "amdgpu" for t in c["temps"]]
     fans = [{"chip": c["chip"], **f} for c in chips if c["driver"] == "amdgpu" for f in c["fans"]]
     return {"chips": chips, "readings": readings, "fans": fans}

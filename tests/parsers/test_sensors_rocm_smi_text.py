@@ -50,7 +50,7 @@ def test_sensors_vega_single_temp_and_other_chips_ignored() -> None:
     out = parse_sensors(text)
     assert [c["chip"] for c in out["chips"]] == ["k10temp-pci-00c3", "amdgpu-pci-0300"]
     assert out["readings"] == [{"chip": "amdgpu-pci-0300", "pci": "03:00", "label": "temp1", "temp": 56.0,
-                                "crit": 89.0, "emerg": None}]
+                                "crit": 89.0, "emerg": None, "fan_pct": 61.5}]  # 3012 of 4900 RPM
 
 
 def test_sensors_mangled_degree_sign() -> None:
@@ -103,7 +103,7 @@ def test_rocm_smi_19_layout() -> None:
     assert (g1["gpu"], g1["temp_c"], g1["power_w"], g1["sclk_mhz"], g1["mclk_mhz"], g1["fan_pct"], g1["perf"]) == \
         ("1", 55.0, 15.0, 852, 167, 10.98, "auto")
     assert g1["vram_pct"] is None and g1["pwrcap_w"] is None  # SCLK OD / MCLK OD are not usage
-    assert out["readings"] == [{"gpu": "1", "label": "edge", "temp": 55.0}]
+    assert out["readings"] == [{"gpu": "1", "label": "edge", "temp": 55.0, "fan_pct": 10.98}]
 
 
 def test_rocm_smi_4_layout() -> None:
