@@ -113,7 +113,9 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
                                    r"Unknown symbol (?P<unknown>\S+) \(err (?P<err>-?\d+)\))")),
     ("firmware_missing", re.compile(r"Direct firmware load for (?P<firmware>amdgpu/\S+) failed with error (?P<err>-?\d+)|"
                                     r"Failed to load firmware \"?(?P<fw2>amdgpu/[^\"\s]+)")),
+    # "probe with driver amdgpu failed": the same failure as printed by kernels >= 6.12 (lamikr/rocm_sdk_builder#180)
     ("probe_failure", re.compile(r"Fatal error during GPU init|amdgpu: probe of (?P<pbdf>\S+) failed with error (?P<perr>-?\d+)|"
+                                 r"probe with driver amdgpu failed with error -?\d+|"
                                  r"amdgpu_device_ip_init failed|hw_init of IP block <\S+> failed|sw_init of IP block <\S+> failed")),
     ("kfd_unsupported", re.compile(r"kfd not supported on this ASIC|not supported in kfd|"
                                    r"skipped device [0-9a-f]+:[0-9a-f]+, PCI rejects atomics|"
