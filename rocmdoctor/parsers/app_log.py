@@ -103,14 +103,23 @@ def classify_app_line(line: str) -> dict[str, Any] | None:
         # "free" above the request without a large cache is not PyTorch fragmentation
         # (expandable_segments cannot help): on APUs the device's free figure counts memory
         # the allocation cannot get (lemonade-sdk/vllm-rocm#5: 18.55 GiB free, 12.95 refused).
+        # With half the device or more free and the request under it, the caching allocator would
+        # have taken a fresh segment: the device allocation itself failed (pytorch/pytorch#175431:
+        # 2 MiB refused with 203 of 288 GiB free), which neither fragmentation nor capacity explains.
         full = t["total_bytes"] and t["allocated_bytes"] >= 0.9 * t["total_bytes"]
-        frag = t["allowed_bytes"] is None and not full and t["reserved_unallocated_bytes"] >= t["tried_bytes"]
-        return {"kind": "gpu", "framework": "pytorch", "fragmentation": frag, **t}
+        # (free above total is an APU counting its GTT pool: ROCm/TheRock#4598; not this case)
+        device_refused = bool(t["allowed_bytes"] is None and t["total_bytes"] and t["free_bytes"] is not None
+                              and 0.5 * t["total_bytes"] <= t["free_bytes"] <= t["total_bytes"]
+                              and t["tried_bytes"] <= t["free_bytes"])
+        frag = (t["allowed_bytes"] is None and not full and not device_refused
+                and t["reserved_unallocated_bytes"] >= t["tried_bytes"])
+        return {"kind": "gpu", "framework": "pytorch", "fragmentation": frag, "device_refused": device_refused, **t}
     for kind, framework, pattern in _LINES:
         m = pattern.search(line)
         if m:
             fields = {k: v for k, v in m.groupdict().items() if v is not None}
-            out: dict[str, Any] = {"kind": kind, "framework": framework, "fragmentation": False}
+            out: dict[str, Any] = {"kind": kind, "framework": framework, "fragmentation": False,
+                                   "device_refused": False}
             if "gpu" in fields:
                 out["gpu"] = int(fields["gpu"])
             if "mib" in fields:
@@ -120,7 +129,7 @@ def classify_app_line(line: str) -> dict[str, Any] | None:
             out.update({k: v for k, v in fields.items() if k in ("need", "have", "pid", "comm")})
             return out
     if _MENTION.search(line):
-        return {"kind": "mention", "framework": None, "fragmentation": False}
+        return {"kind": "mention", "framework": None, "fragmentation": False, "device_refused": False}
     return None
 
 
@@ -151,7 +160,8 @@ def parse_app_log(text: str) -> dict[str, Any]:
             mentions += 1
             continue
         event = {"lineno": lineno, "line": line.strip()[:400], **{k: hit.get(k) for k in keys},
-                 "kind": hit["kind"], "framework": hit["framework"], "fragmentation": hit["fragmentation"]}
+                 "kind": hit["kind"], "framework": hit["framework"], "fragmentation": hit["fragmentation"],
+                 "device_refused": hit["device_refused"]}
         (gpu if hit["kind"] == "gpu" else host).append(event)
     return {"gpu_oom": gpu, "host_oom": host, "mentions": mentions, "lines": len(lines),
             "fragmentation": any(e["fragmentation"] for e in gpu), "last": gpu[-1] if gpu else None}

@@ -12,8 +12,10 @@ def test_registered():
     assert get_parser("app_log") is parse_app_log
 
 
-def test_pytorch_fragmentation_on_mi300_class_gpu():
-    out = parse_app_log("Traceback (most recent call last):\n" + s.TORCH_FRAGMENTED + "\n")
+def test_pytorch_oom_with_most_of_the_gpu_free_is_the_device_refusing():
+    """2 MiB refused with 203 of 288 GiB free: the caching allocator would have taken a new
+    segment, so it is the device allocation that failed, not fragmentation of its cache."""
+    out = parse_app_log("Traceback (most recent call last):\n" + s.TORCH_DEVICE_REFUSED + "\n")
     assert out["lines"] == 2 and out["mentions"] == 0 and out["host_oom"] == []
     (e,) = out["gpu_oom"]
     assert e["lineno"] == 2 and e["framework"] == "pytorch" and e["api"] == "HIP"
@@ -22,8 +24,15 @@ def test_pytorch_fragmentation_on_mi300_class_gpu():
     assert e["total_bytes"] == int(287.98 * GIB) and e["free_bytes"] == int(203.49 * GIB)
     assert e["allocated_bytes"] == int(68.63 * GIB)
     assert e["reserved_unallocated_bytes"] == int(14.93 * GIB)
-    assert e["fragmentation"] is True and out["fragmentation"] is True
+    assert e["device_refused"] is True
+    assert e["fragmentation"] is False and out["fragmentation"] is False
     assert out["last"] is e and e["line"].startswith("torch.OutOfMemoryError: HIP out of memory.")
+
+
+def test_pytorch_fragmentation_when_the_cache_could_hold_the_request():
+    e = parse_app_log(s.TORCH_FRAGMENTED)["gpu_oom"][0]
+    assert (e["tried_bytes"], e["reserved_unallocated_bytes"]) == (int(6.64 * GIB), int(7.10 * GIB))
+    assert e["fragmentation"] is True and e["device_refused"] is False
 
 
 def test_pytorch_full_gpu_is_not_fragmentation():

@@ -6,15 +6,23 @@ Every log line below is verbatim from the public report named beside it.
 from __future__ import annotations
 
 # --- real application-log lines (kind, text, source) --------------------------------------
-#: PyTorch 2.x on an MI300-class GPU (287.98 GiB): OOM with 203 GiB free and 14.93 GiB
-#: reserved-but-unallocated, i.e. fragmentation (pytorch/pytorch#175431, label module: rocm)
+#: PyTorch on ROCm (ComfyUI, 20 GB GPU): 6.64 GiB asked with 7.10 GiB reserved-but-unallocated and
+#: the GPU not mostly free, i.e. fragmentation (pytorch/pytorch#138002, label module: rocm)
 TORCH_FRAGMENTED = (
+    "!!! Exception during processing !!! HIP out of memory. Tried to allocate 6.64 GiB. GPU 0 has a total capacity "
+    "of 19.92 GiB of which 6.22 GiB is free. Of the allocated memory 5.34 GiB is allocated by PyTorch, and 7.10 GiB "
+    "is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+    "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory "
+    "Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
+TORCH_FRAGMENTED_SRC = "https://github.com/pytorch/pytorch/issues/138002"
+# 2 MiB refused with 203 of 288 GiB free: the device allocation failed, not PyTorch's cache
+TORCH_DEVICE_REFUSED = (
     "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 MiB. GPU 7 has a total capacity of "
     "287.98 GiB of which 203.49 GiB is free. Of the allocated memory 68.63 GiB is allocated by PyTorch, and "
     "14.93 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
     "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory "
     "Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
-TORCH_FRAGMENTED_SRC = "https://github.com/pytorch/pytorch/issues/175431"
+TORCH_DEVICE_REFUSED_SRC = "https://github.com/pytorch/pytorch/issues/175431"
 
 #: PyTorch on ROCm, a genuinely full GPU (780 MiB free, 75 MiB cached) (kyuz0/amd-strix-halo-image-video-toolboxes#3)
 TORCH_FULL = (
@@ -253,7 +261,7 @@ def dead_holder() -> SimNode:
 
 
 def fragmentation() -> SimNode:
-    """Job log: PyTorch OOM on GPU 7 with 203 GiB free and 14.93 GiB cached (pytorch#175431)."""
+    """Job log: PyTorch OOM asking 6.64 GiB with 7.10 GiB cached but unallocated (pytorch#138002, ComfyUI on ROCm)."""
     node = healthy()
     _job_log(node, [TORCH_FRAGMENTED])
     return node
