@@ -25,7 +25,8 @@ class GatherDef:
     #: another gather of the same check that can stand in for this one (dmesg / journalctl)
     alternative_to: str | None = None
     #: evidence a ticket or bundle often lacks: when it could not be collected (not in the
-    #: bundle, unreadable) the check still runs with the value None; its rules decide what
+    #: bundle, unreadable), or could not be used (an exit status not accepted, text not in the
+    #: parser's format), the check still runs with the value None; its rules decide what
     #: the other gathers prove without it (`ev.<name>.status` tells why it is None)
     partial: bool = False
     line: int | None = None

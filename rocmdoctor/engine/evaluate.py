@@ -95,7 +95,13 @@ def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[st
                 continue
             if ev.status != "ok":
                 raise _Unknown(ev.reason or f"{ev.source}: {ev.status}", (ev.source,))
-            scope[g.name] = _parse(g, ev)
+            try:
+                scope[g.name] = _parse(g, ev)
+            except _Unknown:
+                if not g.partial:
+                    raise
+                scope[g.name] = None  # supplementary evidence that exited non-zero or is not its format
+                continue
         outputs: dict[str, Any] = {}
         for name, expr in check.outputs:
             outputs[name] = scope[name] = evaluate(expr, scope)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from rocmdoctor.parsers import ParseError
@@ -132,3 +134,42 @@ def test_rocm_smi_no_gpus_is_an_empty_table_with_the_warning() -> None:
 def test_rocm_smi_other_text_is_a_parse_error() -> None:
     with pytest.raises(ParseError):
         parse_rocm_smi_concise("ERROR:root:Driver not initialized (amdgpu not found in modules)\n")
+
+
+# --- `GPU[N] : key: value` views and --showpids --------------------------------------
+
+from rocmdoctor.parsers.rocm_smi_fields import parse_rocm_smi_fields, parse_rocm_smi_pids  # noqa: E402
+
+
+def test_rocm_smi_showmeminfo_vram() -> None:
+    # https://github.com/ROCm/legacy-rocm-build/issues/1909
+    text = (Path(__file__).parents[1] / "incidents" / "gpu-oom" / "idle-gpu-vram-used-never-zero" / "bundle"
+            / "commands" / "rocm-smi --showmeminfo vram" / "stdout").read_text()
+    assert parse_rocm_smi_fields(text) == {"gpus": {"0": {"VRAM Total Memory (B)": "4278190080",
+                                                           "VRAM Total Used Memory (B)": "108814336"}},
+                                           "warnings": []}
+
+
+def test_rocm_smi_fields_values_keep_their_colons_and_old_layout() -> None:
+    # https://github.com/Syllo/nvtop/issues/250 (tabs as printed) and ROCm/ROC-smi#22 (ROCm 1.7 `-a`)
+    text = ("GPU[0]\t\t: Card Series: \t\tNavi 31 [Radeon RX 7900 XT/7900 XTX/7900M]\n"
+            "GPU[2]\t\t: GFX Version: \t\tgfx1036\n"
+            "GPU[0] \t\t: Temperature: 81.0c\n"
+            "................................................................................\n")
+    out = parse_rocm_smi_fields(text)["gpus"]
+    assert out["0"] == {"Card Series": "Navi 31 [Radeon RX 7900 XT/7900 XTX/7900M]", "Temperature": "81.0c"}
+    assert out["2"] == {"GFX Version": "gfx1036"}
+
+
+def test_rocm_smi_showpids_kfd_open_with_zero_vram() -> None:
+    text = (Path(__file__).parents[1] / "incidents" / "gpu-oom" / "mi300-showpids-kfd-open-zero-vram" / "bundle"
+            / "commands" / "rocm-smi --showpids" / "stdout").read_text()
+    assert parse_rocm_smi_pids(text) == {"processes": [{"pid": 1075718, "name": "kfd_open", "gpus": [0],
+                                                       "vram_bytes": 0, "sdma": "0", "cu_occupancy": "0"}]}
+
+
+def test_rocm_smi_fields_other_text_is_a_parse_error() -> None:
+    with pytest.raises(ParseError):
+        parse_rocm_smi_fields("ERROR:root:Driver not initialized (amdgpu not found in modules)\n")
+    with pytest.raises(ParseError):
+        parse_rocm_smi_pids("hello\n")
