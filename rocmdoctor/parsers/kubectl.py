@@ -10,6 +10,7 @@ allocatable 0, or the resource missing. Shape: the Kubernetes `Node` object
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from rocmdoctor.parsers import ParseError, parser
@@ -65,3 +66,37 @@ def parse_kubectl_node(text: str) -> dict[str, Any]:
         "conditions": conditions,
         "ready": None if ready is None else ready == "True",
     }
+
+
+_SECTION = re.compile(r"^(?P<name>[A-Z][A-Za-z ]*):\s*(?P<value>.*)$")
+_ENTRY = re.compile(r"^\s+(?P<key>[\w./-]+):\s+(?P<value>\S+)\s*$")
+
+
+@parser("kubectl_describe_node")
+def parse_kubectl_describe_node(text: str) -> dict[str, Any]:
+    """`kubectl describe node NAME` (text): `{name, capacity_gpu, allocatable_gpu, capacity: {..},
+    allocatable: {..}}` (`*_gpu` None when the node does not advertise amd.com/gpu).
+
+    Real forms: ROCm/k8s-device-plugin#12 (an `Allocatable:` block without amd.com/gpu),
+    NVIDIA/k8s-device-plugin#245 (`Capacity:` / `Allocatable:` with an extended GPU
+    resource), NVIDIA/k8s-device-plugin#33 (the `Name:` header)."""
+    name = None
+    blocks: dict[str, dict[str, str]] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        if m := _SECTION.match(line):
+            current = m.group("name") if not m.group("value") else None
+            if m.group("name") == "Name" and m.group("value"):
+                name = m.group("value").strip()
+            if current:
+                blocks.setdefault(current, {})
+            continue
+        if current and (e := _ENTRY.match(line)):
+            blocks[current][e.group("key")] = e.group("value")
+        elif line.strip() and not line.startswith((" ", "\t")):
+            current = None
+    if "Capacity" not in blocks and "Allocatable" not in blocks:
+        raise ParseError("no `Capacity:` or `Allocatable:` block (kubectl describe node)")
+    cap, alloc = blocks.get("Capacity", {}), blocks.get("Allocatable", {})
+    return {"name": name, "capacity": cap, "allocatable": alloc,
+            "capacity_gpu": _count(cap.get(GPU_RESOURCE)), "allocatable_gpu": _count(alloc.get(GPU_RESOURCE))}

@@ -173,3 +173,69 @@ def test_rocm_smi_fields_other_text_is_a_parse_error() -> None:
         parse_rocm_smi_fields("ERROR:root:Driver not initialized (amdgpu not found in modules)\n")
     with pytest.raises(ParseError):
         parse_rocm_smi_pids("hello\n")
+
+
+# --- amd-smi's default table, rocm-smi's "Temp (DieEdge)" layout, kubectl describe node ----------
+
+from rocmdoctor.parsers.amd_smi_text import parse_amd_smi_table  # noqa: E402
+from rocmdoctor.parsers.kubectl import parse_kubectl_describe_node  # noqa: E402
+
+# https://github.com/ROCm/amdsmi/pull/110 (Strix Halo, amd-smi 26.1.0)
+AMD_SMI_TABLE = """\
++------------------------------------------------------------------------------+
+| AMD-SMI 26.1.0+e94df3ed      amdgpu version: Linuxver ROCm version: 6.4.1    |
+| Platform: Linux Baremetal                                                    |
+|-------------------------------------+----------------------------------------|
+| BDF                        GPU-Name | Mem-Uti   Temp   UEC       Power-Usage |
+| GPU  HIP-ID  OAM-ID  Partition-Mode | GFX-Uti    Fan               Mem-Usage |
+|=====================================+========================================|
+| 0000:c2:00.0  Radeon 8050S Graphics | N/A      29 °C   0                14 W |
+|   0       0     N/A             N/A | 7 %        N/A            3056/8192 MB |
+"""
+
+# https://github.com/Umio-Yasuno/amdgpu_top/issues/60 (ROCm 5.x: "Temp (DieEdge)")
+ROCM5_DIEEDGE = """\
+========================= ROCm System Management Interface =========================
+=================================== Concise Info ===================================
+GPU  Temp (DieEdge)  AvgPwr  SCLK  MCLK   Fan  Perf  PwrCap  VRAM%  GPU%
+0    51.0c           4.0W    0Mhz  96Mhz  0%   auto  100.0W   11%   0%
+====================================================================================
+=============================== End of ROCm SMI Log ================================
+"""
+
+
+def test_amd_smi_default_table() -> None:
+    (g,) = parse_amd_smi_table(AMD_SMI_TABLE)["gpus"]
+    assert g == {"bdf": "0000:c2:00.0", "name": "Radeon 8050S Graphics", "gpu": 0, "temp_c": 29.0, "power_w": 14.0,
+                 "mem_util_pct": None, "uec": 0, "gfx_util_pct": 7.0, "mem_used_mb": 3056, "mem_total_mb": 8192}
+
+
+def test_amd_smi_table_rejects_other_text() -> None:
+    with pytest.raises(ParseError):
+        parse_amd_smi_table("usage: amd-smi [-h] ...\n")
+
+
+def test_rocm_smi_5_dieedge_layout() -> None:
+    (g,) = parse_rocm_smi_concise(ROCM5_DIEEDGE)["gpus"]
+    assert (g["temp_c"], g["temp_sensor"], g["power_w"], g["sclk_mhz"], g["mclk_mhz"], g["pwrcap_w"], g["vram_pct"]) == \
+        (51.0, "edge", 4.0, 0, 96, 100.0, 11.0)
+
+
+def test_kubectl_describe_node_allocatable_without_amd_gpu() -> None:
+    # https://github.com/ROCm/k8s-device-plugin/issues/12
+    text = ("Allocatable:\n  cpu:                32\n  ephemeral-storage:  194465094130\n  hugepages-1Gi:      0\n"
+            "  hugepages-2Mi:      0\n  memory:             129461548Ki\n  pods:               110\n")
+    out = parse_kubectl_describe_node(text)
+    assert out["allocatable"]["pods"] == "110" and out["allocatable_gpu"] is None and out["capacity_gpu"] is None
+
+
+def test_kubectl_describe_node_extended_resource_and_other_text() -> None:
+    # https://github.com/NVIDIA/k8s-device-plugin/issues/245 (the Allocatable block as pasted)
+    text = ("Allocatable:\n  attachable-volumes-azure-disk:  24\n  cpu:                            5840m\n"
+            "  ephemeral-storage:              119716326407\n  hugepages-1Gi:                  0\n"
+            "  hugepages-2Mi:                  0\n  memory:                         51573948Ki\n"
+            "  nvidia.com/gpu:                 1\n  pods:                           110\n")
+    out = parse_kubectl_describe_node(text)
+    assert out["allocatable"]["nvidia.com/gpu"] == "1" and out["allocatable_gpu"] is None
+    with pytest.raises(ParseError):
+        parse_kubectl_describe_node("Name:               127.0.0.1\nRoles:              <none>\n")  # NVIDIA/k8s-device-plugin#33

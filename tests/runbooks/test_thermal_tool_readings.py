@@ -40,3 +40,33 @@ def test_rocm_smi_6_junction_reading_without_limit_uses_the_default() -> None:
 def test_neither_tool_is_skipped_not_unknown() -> None:
     _, step = _thermal("r9700-amd-smi-throttled-at-idle")
     assert step.check is None and "neither `sensors` nor `rocm-smi`" in step.skipped_because
+
+
+def test_amd_smi_default_table_in_a_ticket(tmp_path: Path) -> None:
+    from tests.parsers.test_sensors_rocm_smi_text import AMD_SMI_TABLE
+
+    (tmp_path / "commands" / "amd-smi").mkdir(parents=True)
+    (tmp_path / "commands" / "amd-smi" / "stdout").write_text(AMD_SMI_TABLE)
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("thermal-throttling",)))
+    step = next(s for s in report.runbooks[0].steps if s.step_id == "tools")
+    assert step.state == State.PASS
+    assert step.check.evidence == ("amd-smi GPU 0: hotspot +29.0 C",)
+
+
+def test_kubectl_describe_node_text_in_a_bundle(tmp_path: Path) -> None:
+    """`kubectl describe node` as pasted (ROCm/k8s-device-plugin#12: no amd.com/gpu) on a node with an AMD GPU."""
+    dev = tmp_path / "files" / "sys" / "bus" / "pci" / "devices" / "0000:03:00.0"
+    dev.mkdir(parents=True)
+    (dev / "vendor").write_text("0x1002\n")
+    (dev / "class").write_text("0x030000\n")
+    cmd = tmp_path / "commands" / "kubectl describe node gpu-node-1"
+    cmd.mkdir(parents=True)
+    (cmd / "stdout").write_text("Allocatable:\n  cpu:                32\n  ephemeral-storage:  194465094130\n"
+                                "  hugepages-1Gi:      0\n  hugepages-2Mi:      0\n  memory:             129461548Ki\n"
+                                "  pods:               110\n")
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("container-mount-failure",),
+                                         vars={"k8s_node": "gpu-node-1"}))
+    step = next(s for s in report.runbooks[0].steps if s.step_id == "k8s")
+    assert step.state == State.FAIL
+    assert step.check.evidence == ("kubectl describe node gpu-node-1: status.allocatable has no amd.com/gpu",)
+    assert "k8s-gpus-not-allocatable" in [d.diagnosis_id for d in report.runbooks[0].diagnoses]
