@@ -126,16 +126,12 @@ def parse_signatures(data: Any, path: str, runbooks: dict[str, Any] | None = Non
     return out
 
 
-def _strings(ctx: _Ctx, obj: LineDict, key: str, what: str, required: bool = True) -> tuple[str, ...]:
-    value = obj.get(key)
-    if value is None:
-        if required:
-            ctx.fail(obj, None, f"{what} is missing required key '{key}'")
-        return ()
-    values = value if isinstance(value, list) else [value]
-    if not values or not all(isinstance(v, str) and v.strip() for v in values):
-        ctx.fail(obj, key, f"'{key}' of {what} must be a string or a list of strings")
-    return tuple(values)
+def _strings(ctx: _Ctx, obj: LineDict, key: str, what: str) -> tuple[str, ...]:
+    """A string or a list of non-empty strings (required keys are enforced by `ctx.keys`)."""
+    values = ctx.str_list(obj, key, what)
+    if any(not v.strip() for v in values):
+        ctx.fail(obj, key, f"'{key}' of {what} must be a string or a list of non-empty strings")
+    return values
 
 
 def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None,
@@ -191,7 +187,7 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
         confirm_check = ctx.string(conf, "check", what)
         if confirm_check and checks is not None and confirm_check not in checks:
             ctx.fail(conf, "check", f"{what} names unknown check '{confirm_check}'")
-        commands = _strings(ctx, conf, "commands", f"confirm of {what}", required=False)
+        commands = _strings(ctx, conf, "commands", f"confirm of {what}")
     return SignatureDef(
         id=sid, family=ctx.string(obj, "family", what), patterns=patterns, anchors=tuple(anchors),
         ignore_case=tuple(folds), means=" ".join(ctx.string(obj, "means", what).split()), runbook=runbook,

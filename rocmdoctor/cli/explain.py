@@ -102,7 +102,7 @@ def explain(
             raise RocmdoctorError(f"unknown --format {fmt!r}", "use text or json")
         body, source = _read_input(text)
         matches = explain_text(body, source, path or ())
-        lines = body.count("\n") + (0 if body.endswith("\n") else 1) if body else 0
+        lines = len(body.splitlines())
         if fmt == "json":
             print(json.dumps(_as_json(matches, source, lines, host), indent=2))
         else:

@@ -12,11 +12,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from rocmdoctor.catalog.definitions import SignatureDef
-from rocmdoctor.results import CheckResult, Diagnosis, RunbookReport, StepResult, to_jsonable
+from rocmdoctor.evidence.probe import GatherSpec
+from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RunbookReport, StepResult, to_jsonable
 from rocmdoctor.status import State
+
+if TYPE_CHECKING:
+    from rocmdoctor.engine.compiler import Plan
 
 #: a pattern sees at most this many characters either side of its anchor
 WINDOW = 600
@@ -121,6 +125,33 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
                     {k: _clean(v)[:80] for k, v in groups.items()})
     out = [replace(m, count=counts[m.signature_id]) for m in first.values()]
     return sorted(out, key=lambda m: (CONFIDENCE_RANK.get(m.confidence, 9), m.lineno))
+
+
+#: the kernel-log gathers the driver and kernel checks already put in the probe
+#: (checks/driver.yaml, checks/kernel.yaml): matched here at no extra cost
+KERNEL_LOGS = ("command:dmesg", "command:journalctl -k -b --no-pager")
+
+
+def match_logs(plan: "Plan", evidence: dict[str, Evidence]) -> tuple[list[SignatureMatch], list[tuple[str, str]]]:
+    """Signature matches in the plan's job logs (every family) and in the kernel log the
+    probe read (kernel-line signatures only), and (path, why unread) per job log."""
+    matches: list[SignatureMatch] = []
+    logs: list[tuple[str, str]] = []
+    for path in plan.logs:
+        ev = evidence.get(GatherSpec(kind="tail", target=path).key)
+        if ev is None or ev.status != "ok" or not isinstance(ev.value, str):
+            logs.append((path, (ev.reason or ev.status) if ev is not None else "not collected"))
+            continue
+        logs.append((path, ""))
+        matches += match_text(plan.signatures, ev.value, path)
+    kernel_sigs = [s for s in plan.signatures if s.family == "kernel"]
+    for key in KERNEL_LOGS if kernel_sigs else ():
+        ev = evidence.get(key)
+        if ev is not None and ev.status == "ok" and isinstance(ev.value, dict) and ev.value.get("stdout"):
+            matches += match_text(kernel_sigs, str(ev.value["stdout"]), ev.source)
+            break  # dmesg, or the journal where dmesg is restricted: the same lines
+    matches.sort(key=lambda m: CONFIDENCE_RANK.get(m.confidence, 9))  # stable: log order kept within a rank
+    return matches, logs
 
 
 def best_per_diagnosis(matches: Iterable[SignatureMatch]) -> list[SignatureMatch]:

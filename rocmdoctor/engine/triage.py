@@ -184,6 +184,8 @@ def evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
             cache[check_id] = evaluate_check(plan.checks[check_id], evidence, plan.vars)
         return cache[check_id]
 
+    from rocmdoctor.engine.signatures import fold_matches, match_logs
+
     matches, logs = match_logs(plan, evidence)
     routed = {m.runbook for m in matches}
     reports = []
@@ -192,42 +194,12 @@ def evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
                                             on_step=lambda s: on_event(StepFinished(host=host, step=s)))
         report = RunbookReport(rb.id, rb.title, steps, diagnoses)
         if logs or any(m.runbook == rb.id for m in matches):
-            from rocmdoctor.engine.signatures import fold_matches
-
             report = fold_matches(report, matches, logs, host)
             on_event(StepFinished(host=host, step=report.steps[0]))
         for d in report.diagnoses:
             on_event(DiagnosisMade(host=host, diagnosis=d))
         reports.append(report)
     return reports
-
-
-KERNEL_LOGS = ("command:dmesg", "command:journalctl -k -b --no-pager")
-
-
-def match_logs(plan: Plan, evidence: dict[str, Evidence]) -> tuple[list[Any], list[tuple[str, str]]]:
-    """Signature matches in the plan's job logs (every family) and in the kernel log the
-    probe read (kernel-line signatures only), and (path, why unread) per job log."""
-    from rocmdoctor.engine.signatures import CONFIDENCE_RANK, match_text
-    from rocmdoctor.evidence.probe import GatherSpec
-
-    matches: list[Any] = []
-    logs: list[tuple[str, str]] = []
-    for path in plan.logs:
-        ev = evidence.get(GatherSpec(kind="tail", target=path).key)
-        if ev is None or ev.status != "ok" or not isinstance(ev.value, str):
-            logs.append((path, (ev.reason or ev.status) if ev is not None else "not collected"))
-            continue
-        logs.append((path, ""))
-        matches += match_text(plan.signatures, ev.value, path)
-    kernel_sigs = [s for s in plan.signatures if s.family == "kernel"]
-    for key in KERNEL_LOGS if kernel_sigs else ():
-        ev = evidence.get(key)
-        if ev is not None and ev.status == "ok" and isinstance(ev.value, dict) and ev.value.get("stdout"):
-            matches += match_text(kernel_sigs, str(ev.value["stdout"]), ev.source)
-            break  # dmesg, or the journal where dmesg is restricted: the same lines
-    matches.sort(key=lambda m: CONFIDENCE_RANK.get(m.confidence, 9))  # stable: log order kept within a rank
-    return matches, logs
 
 
 def proposed_plans(reports: list[RunbookReport] | tuple[RunbookReport, ...]) -> list[RemediationPlan]:

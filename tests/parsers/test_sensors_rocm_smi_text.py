@@ -138,7 +138,7 @@ def test_rocm_smi_other_text_is_a_parse_error() -> None:
 
 # --- `GPU[N] : key: value` views and --showpids --------------------------------------
 
-from rocmdoctor.parsers.rocm_smi_fields import parse_rocm_smi_fields, parse_rocm_smi_pids  # noqa: E402
+from rocmdoctor.parsers.rocm_smi_text import parse_rocm_smi_fields, parse_rocm_smi_pids  # noqa: E402
 
 
 def test_rocm_smi_showmeminfo_vram() -> None:
