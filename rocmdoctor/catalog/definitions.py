@@ -53,6 +53,9 @@ class CheckDef:
     path: str = ""
     line: int | None = None
     data: str = ""                # packaged data file (rocmdoctor/catalog/data/<name>.yaml) seen by rules as `data`
+    #: outputs kept per host after a run; the next run's expressions see them as `previous`
+    #: (None on the first run), so a counter can be judged by how it moved
+    remember: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 STATES = ("pass", "warn", "fail", "unknown", "skipped")  # skipped: not applicable here (never a verdict)
 GATHER_KEYS = {"file", "glob", "stat", "command", "env"}
 GATHER_OPTS = {"parse", "timeout", "optional", "tail", "accept_rc", "stream", "alternative_to", "partial"}
-CHECK_KEYS = {"id", "title", "description", "gather", "outputs", "rules", "requires_vars", "data"}
+CHECK_KEYS = {"id", "title", "description", "gather", "outputs", "rules", "requires_vars", "data", "remember"}
 RULE_KEYS = {"when", "state", "message", "evidence"}
 RUNBOOK_KEYS = {"id", "title", "summary", "description", "version", "vars", "steps", "diagnoses",
                 "remediations"}
@@ -123,11 +123,16 @@ def _check(ctx: _Ctx, raw: Any) -> CheckDef:
     if rules[-1].when is not None:
         ctx.fail(rules_raw[-1], "when", f"the last rule of {what} has a 'when'",
                  "end with a default rule without 'when' so every case has a verdict")
+    remember = ctx.str_list(obj, "remember", what)
+    for name in remember:
+        if name not in dict(outputs):
+            ctx.fail(obj, "remember", f"{what} remembers '{name}', which is not one of its outputs",
+                     f"name one of: {', '.join(n for n, _ in outputs) or '(no outputs)'}")
     return CheckDef(
         id=cid, title=ctx.string(obj, "title", what), description=ctx.string(obj, "description", what, ""),
         gathers=gathers, rules=rules, outputs=tuple(outputs),
         requires_vars=ctx.str_list(obj, "requires_vars", what), path=ctx.path, line=obj.line,
-        data=_data_name(ctx, obj, what),
+        data=_data_name(ctx, obj, what), remember=remember,
     )
 
 

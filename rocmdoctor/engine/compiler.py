@@ -32,6 +32,10 @@ class Plan:
     def gathers_for(self, check_ids: Iterable[str]) -> list[GatherSpec]:
         return check_gathers([self.checks[c] for c in check_ids], self.vars)
 
+    def remembers(self) -> bool:
+        """True when a check of this plan keeps readings between runs (see CheckDef.remember)."""
+        return any(c.remember for c in self.checks.values())
+
     def parser_ids(self) -> list[str]:
         """The named parsers this plan's gathers use (the ones evaluation will import)."""
         return sorted({g.parse for c in self.checks.values() for g in c.gathers if isinstance(g.parse, str)})

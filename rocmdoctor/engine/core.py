@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rocmdoctor.engine.events import EventSink
+from rocmdoctor.engine.readings import ReadingStore
 from rocmdoctor.engine.triage import Approver, TriageReport, decline_all, run_triage
 
 if TYPE_CHECKING:
@@ -84,6 +85,9 @@ def triage_target(
         else:
             approver = decline_all
     transport = open_transport(request)
+    # a replayed bundle is a past state: it neither reads nor moves the host's last readings
+    readings = None if request.bundle else ReadingStore()
     with transport:
         return run_triage(transport, plan, target=request.target if not request.bundle else transport.host,
-                          fix=request.fix or request.dry_run, approver=approver, on_event=on_event, preload=preload)
+                          fix=request.fix or request.dry_run, approver=approver, on_event=on_event, preload=preload,
+                          readings=readings)

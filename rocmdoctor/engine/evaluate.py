@@ -67,14 +67,19 @@ def _alternative_available(check: CheckDef, g: GatherDef, evidence: dict[str, Ev
     return False
 
 
-def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[str, Any]) -> CheckResult:
-    """Gathers -> parsed values -> outputs -> first matching rule."""
+def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[str, Any],
+                   previous: dict[str, Any] | None = None) -> CheckResult:
+    """Gathers -> parsed values -> outputs -> first matching rule.
+
+    `previous`: what this check remembered on this host last time (its `remember`
+    outputs plus `taken`, the time of that reading), or None; expressions see it as
+    `previous`."""
     missing_vars = [v for v in check.requires_vars if vars.get(v) in (None, "")]
     if missing_vars:  # its gathers may not even resolve without the variable
         return CheckResult(check.id, check.title, State.SKIPPED,
                            f"not applicable: set --var {missing_vars[0]}=... to run this check", (), {}, ())
     sources = tuple(ev.source for g in check.gathers if (ev := evidence.get(resolve_gather(g, vars).key)))
-    scope: dict[str, Any] = {"vars": vars, "ev": {}}
+    scope: dict[str, Any] = {"vars": vars, "ev": {}, "previous": previous}
     try:
         if check.data:
             scope["data"] = _load_data(check.data)
@@ -231,6 +236,8 @@ def plan_remediation(runbook: RunbookDef, rid: str, scope: dict[str, Any]) -> Re
         command = render_shell(rem.command, scope)
         rollback = render_shell(rem.rollback, scope) if rem.rollback else ""
     except ExpressionError:
+        return None
+    if not command:  # its template found nothing to act on in this evidence (e.g. no hung GPU to reset)
         return None
     return RemediationPlan(runbook.id, rem.id, rem.title, command, rem.risk, rem.confirm, rem.verify,
                            rollback, rem.timeout, rem.sudo)

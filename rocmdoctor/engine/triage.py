@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from rocmdoctor import __version__
 from rocmdoctor.engine.compiler import Plan
+from rocmdoctor.engine.readings import ReadingStore
 from rocmdoctor.engine.events import (
     DiagnosisMade,
     EventSink,
@@ -114,6 +115,7 @@ def run_triage(
     on_event: EventSink = _noop,
     evidence: dict[str, Evidence] | None = None,
     preload: tuple[str, ...] = (),
+    readings: ReadingStore | None = None,
 ) -> TriageReport:
     """Triage one node. `evidence` may be passed in (already collected, or replayed);
     `preload` names modules the caller needs afterwards, imported during the probe."""
@@ -131,7 +133,7 @@ def run_triage(
                                    unavailable=sum(1 for e in evidence.values() if not e.ok),
                                    duration_ms=int((time.monotonic() - t0) * 1000),
                                    round_trips=transport.round_trips))
-    reports = evaluate_plan(plan, evidence, host, on_event)
+    reports = evaluate_plan(plan, evidence, host, on_event, readings)
     outcomes: list[RemediationOutcome] = []
     after = None
     if fix:
@@ -141,7 +143,7 @@ def run_triage(
             # verdict and exit status describe the node as it is now, including the steps
             # the fault had gated off.
             evidence = transport.collect(list(plan.gathers))
-            after = tuple(evaluate_plan(plan, evidence, host, on_event))
+            after = tuple(evaluate_plan(plan, evidence, host, on_event, readings))
     report = TriageReport(host=host, target=target or host, duration_ms=int((time.monotonic() - start) * 1000),
                           round_trips=transport.round_trips, runbooks=tuple(reports),
                           remediations=tuple(outcomes), evidence=evidence, after=after)
@@ -174,14 +176,17 @@ def import_in_background(modules: tuple[str, ...], parsers: list[str]) -> thread
 
 
 def evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
-                  on_event: EventSink = _noop) -> list[RunbookReport]:
+                  on_event: EventSink = _noop, readings: ReadingStore | None = None) -> list[RunbookReport]:
+    """`readings`: where checks that `remember` outputs find the last run's values on this
+    host and leave this run's (None: no memory, e.g. a replayed bundle)."""
     from rocmdoctor.engine.evaluate import evaluate_check, evaluate_runbook
 
     cache: dict[str, CheckResult] = {}
+    history = readings.load(host) if readings is not None and plan.remembers() else {}
 
     def check_result(check_id: str) -> CheckResult:
         if check_id not in cache:
-            cache[check_id] = evaluate_check(plan.checks[check_id], evidence, plan.vars)
+            cache[check_id] = evaluate_check(plan.checks[check_id], evidence, plan.vars, history.get(check_id))
         return cache[check_id]
 
     from rocmdoctor.engine.signatures import fold_matches, match_logs
@@ -199,6 +204,10 @@ def evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
         for d in report.diagnoses:
             on_event(DiagnosisMade(host=host, diagnosis=d))
         reports.append(report)
+    if readings is not None and plan.remembers():
+        readings.save(host, {cid: {name: r.outputs.get(name) for name in plan.checks[cid].remember}
+                             for cid, r in cache.items()
+                             if plan.checks[cid].remember and r.state not in (State.UNKNOWN, State.SKIPPED)})
     return reports
 
 

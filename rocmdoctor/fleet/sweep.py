@@ -126,6 +126,7 @@ def triage_host(spec: HostSpec, plan_for: PlanFor, opener: Opener, budget: float
     """Connect, probe once, evaluate; every failure becomes an UNKNOWN with a reason."""
     from rocmdoctor.errors import RocmdoctorError
     from rocmdoctor.evidence.probe import build_probe, parse_probe_output, probe_timeout
+    from rocmdoctor.engine.readings import ReadingStore
     from rocmdoctor.engine.triage import run_triage
 
     start = time.monotonic()
@@ -149,7 +150,7 @@ def triage_host(spec: HostSpec, plan_for: PlanFor, opener: Opener, budget: float
             return unknown(spec, "command-timeout",
                            f"the probe did not finish within {limit:.1f}s (host budget {budget:g}s)", start)
         evidence = parse_probe_output(probe, result)
-        report = run_triage(transport, plan, target=spec.name, evidence=evidence)
+        report = run_triage(transport, plan, target=spec.name, evidence=evidence, readings=ReadingStore())
         return from_report(spec, report, int((time.monotonic() - start) * 1000))
     except RocmdoctorError as exc:
         return unknown(spec, getattr(exc, "reason", "error"), exc.message, start)

@@ -120,11 +120,23 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     ("kfd_unsupported", re.compile(r"kfd not supported on this ASIC|not supported in kfd|"
                                    r"skipped device [0-9a-f]+:[0-9a-f]+, PCI rejects atomics|"
                                    r"device [0-9a-f]+:[0-9a-f]+ NOT added due to errors|kgd2kfd_probe failed")),
+    # "uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!": Vega20/MI50 and MI300X
+    # (ROCm/legacy-rocm-build#1886, #1386, #4021)
     ("ras_uncorrectable", re.compile(r"uncorrectable hardware errors? detected in (?P<block>\S+) block|"
+                                     r"uncorrectable hardware error\((?P<event>\w+)\) detected|"
                                      r"RAS poison consumption|Poison is created")),
     ("ring_timeout", re.compile(r"ring (?P<ring>\S+) timeout, signaled seq=(?P<signaled>\d+), emitted seq=(?P<emitted>\d+)")),
-    ("gpu_reset", re.compile(r"GPU reset begin!|GPU reset succeeded|GPU reset\(\d+\) (?:succeeded|failed)|"
+    # a recovery that did not bring the GPU back (amdgpu_device.c: "GPU reset(%d) %s" with
+    # "failed", "GPU reset end with ret = %d"); "Ring ... reset failed" is only the ring-level
+    # attempt before a full reset, so it stays a gpu_reset event
+    ("reset_failed", re.compile(r"GPU reset\(\d+\) failed|GPU Recovery Failed|GPU reset end with ret = -\d+|"
+                                r"ASIC reset failed")),
+    ("gpu_reset", re.compile(r"GPU reset begin!|GPU reset succeeded|GPU reset\(\d+\) succeeded|"
+                             r"Ring \S+ reset (?:failed|succeeded)|"
                              r"MODE[12] reset|BACO reset|VRAM is lost due to GPU reset|GPU recovery")),
+    # the scheduler firmware stopped answering (ROCm/legacy-rocm-build#2533, ublue-os/bazzite#4464)
+    ("firmware_hang", re.compile(r"MES\(?\d?\)? failed to respon(?:d|se)|MES might be in unrecoverable state|"
+                                 r"SMU: I'm not done with your previous command")),
     ("page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\] (?:no-)?retry page fault|\[(?:gfx|mm)hub\d*\] page fault")),
     ("thermal", re.compile(r"thermal throttling temperature reached|[Tt]hermal (?:throttl|alert|interrupt|event)|"
                            r"[Ss]oftware shutdown due to (?:temperature|thermal)|SMU: .*[Tt]hermal|"

@@ -67,6 +67,14 @@ class SimGPU:
     pcie_max_speed_gts: float = 32.0
     pcie_max_width: int = 16
     processes: list[SimProcess] = field(default_factory=list)
+    #: RAS blocks other than umc: block -> (ue, ce); umc comes from ue_errors/ce_errors
+    ras_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    #: ras/gpu_vram_bad_pages entries: (pfn, size, flag R|P|F)
+    bad_pages: list[tuple[int, int, str]] = field(default_factory=list)
+    #: AER statistics: "ERR_COR:<name>" / "ERR_FATAL:<name>" / "ERR_NONFATAL:<name>" -> count, names
+    #: as drivers/pci/pcie/aer.c prints them (e.g. {"ERR_COR:BadTLP": 3, "ERR_FATAL:CmpltTO": 1})
+    aer: dict[str, int] = field(default_factory=dict)
+    hive_id: int | None = None                  # KFD hive_id; None = the node's shared hive
     card: int = -1                              # DRM card number; default index
     render_minor: int = -1                      # renderD number; default 128 + index
 

@@ -62,6 +62,8 @@ class SimNode:
         self.kfd_mode = 0o660
         #: kernel log besides amdgpu's own init lines: (seconds since boot, message)
         self.kernel_log: list[tuple[float, str]] = []
+        #: the previous boot's kernel log (journalctl -k -b -1); empty: no persistent journal
+        self.previous_boot_log: list[tuple[float, str]] = []
         self.load_error: str | None = None
         self.load_error_log: list[str] = []
         self._files: Tree = {}

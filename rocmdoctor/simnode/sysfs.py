@@ -173,9 +173,19 @@ def amdgpu_device_tree(gpu: SimGPU) -> tuple[Tree, list[str]]:
     ras = f"{d}/ras"
     tree[f"{ras}/umc_err_count"] = F(f"ue: {gpu.ue_errors}\nce: {gpu.ce_errors}\n")
     for block in ("gfx", "sdma", "mmhub", "xgmi_wafl"):
-        tree[f"{ras}/{block}_err_count"] = F("ue: 0\nce: 0\n")
+        ue, ce = gpu.ras_counts.get(block, (0, 0))
+        tree[f"{ras}/{block}_err_count"] = F(f"ue: {ue}\nce: {ce}\n")
     tree[f"{ras}/features"] = F("feature mask: 0x00000bfb\n")
-    tree[f"{ras}/gpu_vram_bad_pages"] = F("")
+    # "0x%08x : 0x%08x : %1s\n" per page (amdgpu_ras.c, §10)
+    tree[f"{ras}/gpu_vram_bad_pages"] = F("".join(f"0x{pfn:08x} : 0x{size:08x} : {flag}\n"
+                                                  for pfn, size, flag in gpu.bad_pages))
+    # PCI core AER statistics (drivers/pci/pcie/aer.c aer_stats_dev_attr: "%s %llu\n" per
+    # error name of aer_{correctable,uncorrectable}_error_string, then "TOTAL_%s %llu\n")
+    for name, names, total in (("aer_dev_correctable", AER_COR, "ERR_COR"),
+                               ("aer_dev_fatal", AER_UNCOR, "ERR_FATAL"),
+                               ("aer_dev_nonfatal", AER_UNCOR, "ERR_NONFATAL")):
+        counts = {n: gpu.aer.get(f"{total}:{n}", 0) for n in names}
+        tree[f"{d}/{name}"] = F("".join(f"{n} {c}\n" for n, c in counts.items()) + f"TOTAL_{total} {sum(counts.values())}\n")
     hw = f"{d}/hwmon/hwmon{hwmon_index(gpu)}"
     for k, v in _hwmon(gpu).items():
         tree[f"{hw}/{k}"] = v
@@ -193,6 +203,12 @@ def amdgpu_device_tree(gpu: SimGPU) -> tuple[Tree, list[str]]:
     tree[f"sys/bus/pci/drivers/amdgpu/{gpu.bdf}"] = L(f"../../../../devices/pci{gpu.bdf[:4]}:00/{gpu.bdf}")
     roots += [ras, f"{d}/hwmon", f"{d}/drm", f"{d}/driver", f"sys/class/hwmon/hwmon{hwmon_index(gpu)}"]
     return tree, roots
+
+
+AER_COR = ("RxErr", "BadTLP", "BadDLLP", "Rollover", "Timeout", "NonFatalErr", "CorrIntErr", "HeaderOF")
+AER_UNCOR = ("Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "CmpltAbrt", "UnxCmplt", "RxOF", "MalfTLP",
+             "ECRC", "UnsupReq", "ACSViol", "UncorrIntErr", "BlockedTLP", "AtomicOpBlocked", "TLPBlockedErr",
+             "PoisonTLPBlocked")
 
 
 def kfd_gpu_properties(gpu: SimGPU, gpus: int, hive_id: int) -> str:
@@ -249,7 +265,7 @@ def kfd_tree(gpus: list[SimGPU], *, cpu_nodes: int = 2, cpu_cores: int = 96) -> 
         nd = f"{base}/topology/nodes/{cpu_nodes + i}"
         t[f"{nd}/gpu_id"] = F(f"{gpu_id(g)}\n")
         t[f"{nd}/name"] = F("ip discovery\n")
-        t[f"{nd}/properties"] = F(kfd_gpu_properties(g, len(gpus), hive_id))
+        t[f"{nd}/properties"] = F(kfd_gpu_properties(g, len(gpus), hive_id if g.hive_id is None else g.hive_id))
         t[f"{nd}/mem_banks/0/properties"] = F(
             f"heap_type 1\nsize_in_bytes {g.vram_total}\nflags 0\nwidth 8192\nmem_clk_max 1300\n")
     t[f"{base}/proc"] = D()

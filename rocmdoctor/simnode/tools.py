@@ -101,6 +101,14 @@ def kernel_log_answers(node: "SimNode") -> tuple[dict[str, dict[str, "Answer"]],
             answers.setdefault(tool, {})[argv] = _answer(_render_klog(tool, style, base, node.name))
             if later:
                 appends.append((tool, argv, _render_klog(tool, style, later, node.name)))
+    # The boot before this one: only a persistent journal has it; without one journalctl says
+    # so on stderr and exits 1 (wording as printed by systemd's journalctl, e.g. in WSL).
+    if node.previous_boot_log:
+        answers["journalctl"]["-k -b -1 --no-pager"] = _answer(
+            _render_klog("journalctl", None, sorted(boot + node.previous_boot_log), node.name))
+    else:
+        answers["journalctl"]["-k -b -1 --no-pager"] = _answer(
+            "", 1, "Data from the specified boot (-1) is not available: No such boot ID in journal\n")
     return answers, appends
 
 

@@ -17,6 +17,7 @@ from rocmdoctor.engine.events import Event, EventSink
 from rocmdoctor.incident.journal import Journal, incident_for_request
 from rocmdoctor.results import RemediationPlan
 from rocmdoctor.transports.base import Transport
+from rocmdoctor.engine.readings import ReadingStore
 from rocmdoctor.engine.triage import Decision, RemediationOutcome, TriageReport, apply_remediation, run_triage
 
 TransportFactory = Callable[[TriageRequest], Transport]
@@ -67,7 +68,9 @@ class IncidentSession:
 
         transport = self.connect()
         plan = compile_plan(self.catalog, list(runbook_ids), request_vars(self.request)) if runbook_ids else self.plan
-        return run_triage(transport, plan, target=self.request.target, fix=False, on_event=self._sink(forward))
+        readings = None if self.request.bundle else ReadingStore()
+        return run_triage(transport, plan, target=self.request.target, fix=False, on_event=self._sink(forward),
+                          readings=readings)
 
     def remediate(self, plan: RemediationPlan, decision: Decision, forward: EventSink) -> RemediationOutcome:
         """Journal the operator's decision; if approved, run the command and its verify check."""

@@ -52,7 +52,9 @@ def test_dmesg_T_and_ring_reset():
     assert ev[0]["time"] == "Thu Sep 10 14:36:16 2026" and ev[0]["kind"] == "ring_timeout"
     assert ev[-1]["kind"] == "gpu_reset"
     kinds = [e["kind"] for e in parse_kernel_events(sample("kernel-log/ring-timeout-reset.dmesg"))]
-    assert kinds == ["ring_timeout", "gpu_reset", "gpu_reset", "gpu_reset"]
+    # "Ring gfx_0.0.0 reset failed" is the ring-level attempt, then the full reset; MES not answering
+    # in between is its own kind; the log ends with the reset's success
+    assert kinds == ["ring_timeout", "gpu_reset", "gpu_reset", "firmware_hang", "gpu_reset", "gpu_reset"]
 
 
 @pytest.mark.parametrize("rel,kind,field,value", [
@@ -117,3 +119,29 @@ def test_raw_continuation_kept_and_garbage_rejected():
     assert parse_kernel_log("-- No entries --\n") == []
     with pytest.raises(ParseError, match="not a kernel log"):
         parse_kernel_log("hello world\nsecond line\n")
+
+
+@pytest.mark.parametrize("name", sorted(kernel_lines.SEQUENCES))
+def test_sequences_are_real_and_classify(name):
+    """Multi-kind excerpts: each line from a public thread, and the fault in it is recognised."""
+    kinds = []
+    for msg, source in kernel_lines.SEQUENCES[name]:
+        assert source.startswith("https://")
+        hit = classify_amdgpu_line(msg)
+        kinds.append(hit[0] if hit else None)
+    assert {"ras_uncorrectable", "firmware_hang", "gpu_reset"} & set(kinds), kinds
+
+
+@pytest.mark.parametrize("line,kind", [
+    ("amdgpu 0000:e3:00.0: amdgpu: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!", "ras_uncorrectable"),
+    ("amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE", "firmware_hang"),
+    ("[drm:mes_v11_0_submit_pkt_and_poll_completion.constprop.0 [amdgpu]] *ERROR* MES failed to response msg=3", "firmware_hang"),
+    ("amdgpu 0000:0d:00.0: amdgpu: SMU: I'm not done with your previous command: SMN_C2PMSG_66:0x00000012 SMN_C2PMSG_82:0x00000005", "firmware_hang"),
+    ("amdgpu 0000:28:00.0: Ring gfx_0.0.0 reset failed", "gpu_reset"),
+    ("amdgpu 0000:03:00.0: amdgpu: Ring comp_1.1.0 reset succeeded", "gpu_reset"),
+    ("amdgpu 0000:08:00.0: amdgpu: GPU reset(2) succeeded!", "gpu_reset"),
+])
+def test_hang_and_hardware_error_lines(line, kind):
+    """Real lines (ROCm/legacy-rocm-build#1886, #5724, #2533, #2196, pop-os/cosmic-epoch#3764,
+    ROCm/legacy-rocm-build#6127, pop-os/cosmic-comp#2626)."""
+    assert classify_amdgpu_line(line)[0] == kind

@@ -111,6 +111,9 @@ FAULTS: dict[str, list[tuple[str, str]]] = {
     "ras_uncorrectable": [
         ("amdgpu 0000:05:00.0: amdgpu: 1 uncorrectable hardware errors detected in umc block",
          f"{KERNEL_SRC}/drivers/gpu/drm/amd/amdgpu/amdgpu_ras.c (format string)"),
+        # MI300X: the `{1}` is the RAS event id newer drivers print (ROCm/legacy-rocm-build#4021)
+        ("amdgpu 0000:1c:00.0: {1}uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",
+         "https://github.com/ROCm/legacy-rocm-build/issues/4021"),
     ],
 }
 
@@ -126,3 +129,43 @@ def messages(kind: str, bdf: str | None = None) -> list[str]:
     """The catalogue messages of one fault kind (or "healthy"), optionally moved to `bdf`."""
     lines = HEALTHY_BOOT if kind == "healthy" else FAULTS[kind]
     return [with_bdf(m, bdf) if bdf else m for m, _ in lines]
+
+
+#: Consecutive lines of one real log, across kinds (a fault and what the driver did next), for
+#: scenarios that need the sequence itself: a hang with and without recovery, a RAS interrupt
+#: followed by a reset. Verbatim from the source, BDF moved with with_bdf().
+SEQUENCES: dict[str, list[tuple[str, str]]] = {
+    # Uncorrectable RAS interrupt and the reset it triggers: MI50 (ROCm/legacy-rocm-build#1886).
+    "ras_interrupt_reset": [
+        ("amdgpu 0000:e3:00.0: amdgpu: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",
+         "https://github.com/ROCm/legacy-rocm-build/issues/1886"),
+        ("amdgpu 0000:e3:00.0: amdgpu: GPU reset begin!", "https://github.com/ROCm/legacy-rocm-build/issues/1886"),
+    ],
+    # A hang the scheduler firmware did not get out of: MES stops answering, the reset starts and
+    # MES fails again (the first lines of ROCm/legacy-rocm-build#5724, Strix Halo, ROCm 7).
+    "hang_unrecovered": [
+        ("amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+         "https://github.com/ROCm/legacy-rocm-build/issues/5724"),
+        ("amdgpu 0000:c5:00.0: amdgpu: MES might be in unrecoverable state, issue a GPU reset",
+         "https://github.com/ROCm/legacy-rocm-build/issues/5724"),
+        ("amdgpu 0000:c5:00.0: amdgpu: GPU reset begin!. Source:  3", "https://github.com/ROCm/legacy-rocm-build/issues/5724"),
+        ("amdgpu 0000:c5:00.0: amdgpu: Dumping IP State Completed", "https://github.com/ROCm/legacy-rocm-build/issues/5724"),
+        ("amdgpu 0000:c5:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+         "https://github.com/ROCm/legacy-rocm-build/issues/5724"),
+        ("amdgpu 0000:c5:00.0: amdgpu: failed to unmap legacy queue", "https://github.com/ROCm/legacy-rocm-build/issues/5724"),
+    ],
+    # The same kind of hang recovered by a MODE2 reset (ROCm/legacy-rocm-build#5151).
+    "hang_recovered": [
+        ("amdgpu 0000:c3:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+         "https://github.com/ROCm/legacy-rocm-build/issues/5151"),
+        ("amdgpu 0000:c3:00.0: amdgpu: GPU reset begin!", "https://github.com/ROCm/legacy-rocm-build/issues/5151"),
+        ("amdgpu 0000:c3:00.0: amdgpu: MODE2 reset", "https://github.com/ROCm/legacy-rocm-build/issues/5151"),
+        ("amdgpu 0000:c3:00.0: amdgpu: GPU reset succeeded, trying to resume",
+         "https://github.com/ROCm/legacy-rocm-build/issues/5151"),
+    ],
+}
+
+
+def sequence(name: str, bdf: str | None = None) -> list[str]:
+    """The lines of one SEQUENCES excerpt, optionally moved to `bdf`."""
+    return [with_bdf(m, bdf) if bdf else m for m, _ in SEQUENCES[name]]

@@ -1,0 +1,127 @@
+"""Simulated GPU hardware faults (gpu-hardware-fault runbook) on the healthy 8x MI300X node.
+
+Formats and lines with their sources:
+- RAS `<block>_err_count` (`ue:`/`ce:`), `gpu_vram_bad_pages` (`0x%08x : 0x%08x : %1s`),
+  `bad_page_threshold`: amdgpu_ras.c via shared/reference/amdgpu-sysfs.md §10;
+- kernel lines: rocmdoctor/simnode/formats/kernel_lines.py SEQUENCES `ras_interrupt_reset` (ROCm/legacy-rocm-build
+  #1886, #4021), `hang_unrecovered` (#5724), `hang_recovered` (#5151);
+- KFD `hive_id` (kfd_topology.c, §11): 0 for a GPU that joined no XGMI hive;
+- PCIe `current_link_width` / `max_link_width` (PCI core, §8) and the AER statistics files
+  (drivers/pci/pcie/aer.c).
+"""
+
+from __future__ import annotations
+
+from rocmdoctor.simnode.formats.kernel_lines import sequence
+from rocmdoctor.simnode.node import SimNode
+from rocmdoctor.simnode.scenarios import from_cases
+from rocmdoctor.simnode.scenarios.gpu_oom import healthy
+
+RUNBOOK = "gpu-hardware-fault"
+
+
+def ecc_uncorrectable() -> SimNode:
+    """MI300X GPU 3 (0000:65:00.0): 2 uncorrectable HBM errors and the ATHUB RAS interrupt."""
+    node = healthy()
+    g = node.gpus[3]
+    g.ue_errors, g.ce_errors = 2, 5
+    return node.add_kernel_log(sequence("ras_interrupt_reset", g.bdf)[:2])
+
+
+def ecc_athub_interrupt_only() -> SimNode:
+    """Counters already read back to 0 (MI50-style), but the kernel logged the uncorrectable interrupt."""
+    node = healthy()
+    return node.add_kernel_log(sequence("ras_interrupt_reset", node.gpus[1].bdf)[:1])
+
+
+def bad_pages_pending() -> SimNode:
+    """GPU 2 has 3 retired and 2 pending VRAM pages: wearing, still in service."""
+    node = healthy()
+    node.gpus[2].bad_pages = [(0x1A2B0, 0x1000, "R"), (0x1A2B1, 0x1000, "R"), (0x3C4D0, 0x1000, "R"),
+                              (0x5E6F0, 0x1000, "P"), (0x5E6F1, 0x1000, "P")]
+    node.gpus[2].ce_errors = 14
+    return node
+
+
+def bad_pages_threshold() -> SimNode:
+    """bad_page_threshold=8 set by the site; GPU 6 has retired 8 pages: at the limit."""
+    node = healthy()
+    node.amdgpu_parameters["bad_page_threshold"] = "8"
+    node.gpus[6].bad_pages = [(0x20000 + i, 0x1000, "R") for i in range(8)]
+    node.gpus[6].ce_errors = 31
+    return node
+
+
+def hang_unrecovered() -> SimNode:
+    """GPU 4 hung: MES stopped answering, the reset began and MES failed again (no `succeeded`)."""
+    node = healthy()
+    return node.add_kernel_log(sequence("hang_unrecovered", node.gpus[4].bdf))
+
+
+def hang_recovered() -> SimNode:
+    """GPU 1 hung once this boot and came back after a MODE2 reset."""
+    node = healthy()
+    return node.add_kernel_log(sequence("hang_recovered", node.gpus[1].bdf))
+
+
+def previous_boot_fault() -> SimNode:
+    """Clean now; the previous boot ended after an uncorrectable error on GPU 5 (persistent journal)."""
+    node = healthy()
+    bdf = node.gpus[5].bdf
+    node.previous_boot_log = [(52311.2 + i * 0.0004, m) for i, m in enumerate(sequence("ras_interrupt_reset", bdf)[:2])]
+    return node
+
+
+def xgmi_dropped() -> SimNode:
+    """GPU 5 (0000:a6:00.0) did not join the XGMI hive the other 7 share (hive_id 0)."""
+    node = healthy()
+    node.gpus[5].hive_id = 0
+    return node
+
+
+def xgmi_link_errors() -> SimNode:
+    """Correctable XGMI link errors (RAS block xgmi_wafl) on GPU 0 and GPU 7."""
+    node = healthy()
+    node.gpus[0].ras_counts["xgmi_wafl"] = (0, 17)
+    node.gpus[7].ras_counts["xgmi_wafl"] = (0, 9)
+    return node
+
+
+def pcie_narrow() -> SimNode:
+    """GPU 6 trained its link at x8 of x16 (a badly seated module or riser)."""
+    node = healthy()
+    node.gpus[6].pcie_width = 8
+    return node
+
+
+def pcie_fatal() -> SimNode:
+    """GPU 2 reported a fatal PCIe completion timeout (AER) besides correctable bad TLPs."""
+    node = healthy()
+    node.gpus[2].aer = {"ERR_FATAL:CmpltTO": 1, "ERR_COR:BadTLP": 6}
+    return node
+
+
+CASES = [
+    ("hw-ecc-uncorrectable", "MI300X GPU 3 with 2 uncorrectable HBM errors and the RAS interrupt in dmesg",
+     ecc_uncorrectable, "ecc", "uncorrectable-ecc"),
+    ("hw-ecc-athub-interrupt", "uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) in dmesg, counters at 0",
+     ecc_athub_interrupt_only, "ecc", "uncorrectable-ecc"),
+    ("hw-bad-pages-pending", "3 retired and 2 pending VRAM pages on GPU 2", bad_pages_pending,
+     "pages", "bad-pages-accumulating"),
+    ("hw-bad-pages-threshold", "GPU 6 at bad_page_threshold=8 retired pages", bad_pages_threshold,
+     "pages", "bad-page-threshold"),
+    ("hw-hang-unrecovered", "GPU 4 hung, MES failed again during the reset", hang_unrecovered,
+     "resets", "gpu-reset-failed"),
+    ("hw-hang-recovered", "GPU 1 hung once and came back after a MODE2 reset", hang_recovered,
+     "resets", "gpu-hang-recovered"),
+    ("hw-previous-boot-fault", "healthy now; the previous boot ended after an uncorrectable error",
+     previous_boot_fault, "resets", "previous-boot-gpu-fault"),
+    ("hw-xgmi-dropped", "GPU 5 not in the XGMI hive of the other 7", xgmi_dropped,
+     "xgmi", "gpu-dropped-from-xgmi-hive"),
+    ("hw-xgmi-link-errors", "correctable XGMI link errors on GPU 0 and GPU 7", xgmi_link_errors,
+     "xgmi", "xgmi-link-errors"),
+    ("hw-pcie-narrow", "GPU 6 link at x8 of x16", pcie_narrow, "pcie", "pcie-link-degraded"),
+    ("hw-pcie-fatal", "fatal PCIe completion timeout on GPU 2", pcie_fatal, "pcie", "pcie-errors"),
+]
+
+SCENARIOS = from_cases(CASES, (RUNBOOK,))

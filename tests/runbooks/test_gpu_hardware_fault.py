@@ -1,0 +1,160 @@
+"""gpu-hardware-fault on its simulated nodes: every fault names its diagnosis with the deciding
+counter or kernel line; healthy MI300X and no-GPU nodes stay OK; correctable counters are judged
+by how they moved since this host's last reading; the drain and the GPU reset run only with
+approval (the reset refuses while processes hold GPUs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rocmdoctor.engine.compiler import compile_plan
+from rocmdoctor.engine.core import TriageRequest, triage_target
+from rocmdoctor.engine.readings import ReadingStore
+from rocmdoctor.engine.triage import run_triage
+from rocmdoctor.catalog.loader import load_catalog
+from rocmdoctor.simnode.node import sim_transport
+from rocmdoctor.simnode.scenarios import SCENARIOS
+from rocmdoctor.simnode.scenarios import hardware
+from rocmdoctor.status import ExitStatus, State
+from rocmdoctor.testing.triage_helpers import diagnoses, steps
+
+RB = "gpu-hardware-fault"
+
+
+def triage(name: str, **kw):
+    return triage_target(TriageRequest(target=f"demo:{name}", runbooks=(RB,), **kw))
+
+
+@pytest.mark.parametrize("name", ["healthy-mi300x", "healthy-no-gpu", "busy-healthy"])
+def test_healthy_nodes_stay_ok(name: str) -> None:
+    report = triage(name)
+    assert report.exit_status == ExitStatus.OK
+    assert {s.state for s in steps(report).values()} <= {State.PASS, State.SKIPPED}
+    assert diagnoses(report) == {}
+
+
+@pytest.mark.parametrize("name", [c[0] for c in hardware.CASES])
+def test_each_fault_is_named_with_its_evidence(name: str) -> None:
+    expect = SCENARIOS[name].expect
+    report = triage(name)
+    s = steps(report)[expect["step"]]
+    assert s.state in (State.FAIL, State.WARN), s.check.message
+    d = diagnoses(report)
+    assert expect["diagnosis"] in d, (list(d), s.check.message)
+    made = d[expect["diagnosis"]]
+    # the deciding line or counter is quoted in the diagnosis's evidence
+    assert made.evidence and any(line in made.evidence for line in s.check.evidence)
+    assert report.exit_status == (ExitStatus.CRITICAL if s.state == State.FAIL else ExitStatus.WARNING)
+
+
+def test_uncorrectable_ecc_quotes_the_counter_and_the_kernel_line() -> None:
+    report = triage("hw-ecc-uncorrectable")
+    ecc = steps(report)["ecc"]
+    assert ecc.check.message.startswith("uncorrectable errors on 0000:65:00.0 umc (2)")
+    assert "/sys/bus/pci/devices/0000:65:00.0/ras/umc_err_count: ue: 2 ce: 5" in ecc.check.evidence
+    assert any("uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!" in e for e in ecc.check.evidence)
+    # the reset that began after the interrupt never logged a result: the GPU is not back
+    assert steps(report)["resets"].state == State.FAIL
+    drain = [p for p in diagnoses(report)["uncorrectable-ecc"].remediations if p.remediation_id == "drain-node"][0]
+    assert "State=DRAIN" in drain.command and "'rocmdoctor: uncorrectable errors on 0000:65:00.0 umc (2)" in drain.command
+    assert drain.risk == "medium"
+
+
+def test_unrecovered_hang_offers_a_typed_reset_guarded_by_kfd_processes() -> None:
+    report = triage("hw-hang-unrecovered")
+    d = diagnoses(report)["gpu-reset-failed"]
+    reset = [p for p in d.remediations if p.remediation_id == "reset-gpu"][0]
+    assert reset.risk == "high" and reset.confirm == "typed"
+    assert reset.command.endswith("amd-smi reset -G -g 0000:85:00.0")
+    assert "ls /sys/class/kfd/kfd/proc" in reset.command
+    assert steps(report)["resets"].check.evidence[-1].endswith("amdgpu: MES failed to respond to msg=REMOVE_QUEUE")
+
+
+def test_recovered_hang_is_a_warning_without_a_reset() -> None:
+    report = triage("hw-hang-recovered")
+    assert report.exit_status == ExitStatus.WARNING
+    d = diagnoses(report)["gpu-hang-recovered"]
+    assert d.remediations == ()
+    assert "GPU reset succeeded, trying to resume" in d.cause
+
+
+def test_previous_boot_is_read_and_its_absence_is_said() -> None:
+    s = steps(triage("hw-previous-boot-fault"))["resets"]
+    assert s.state == State.WARN and s.check.evidence[0].startswith("journalctl -k -b -1: ")
+    healthy = steps(triage("healthy-mi300x"))["resets"]
+    assert "previous boot's log not available (no persistent journal)" in healthy.check.message
+
+
+def test_xgmi_dropped_gpu_named_and_hive_size_var(tmp_path: Path) -> None:
+    s = steps(triage("hw-xgmi-dropped"))["xgmi"]
+    assert s.check.message.startswith("0000:a6:00.0 not in the XGMI hive its 7 peer(s) share")
+    assert "KFD topology node 0000:a6:00.0: hive_id 0x0" in s.check.evidence
+    short = steps(triage("healthy-mi300x", vars={"xgmi_hive_size": "16"}))["xgmi"]
+    assert short.state == State.FAIL and short.check.message == "an XGMI hive has 8 member(s), 16 expected (--var xgmi_hive_size)"
+
+
+def test_bad_page_limit_from_the_parameter_or_vram_size() -> None:
+    over = steps(triage("hw-bad-pages-threshold"))["pages"]
+    assert over.check.message.startswith("0000:c6:00.0 has 8 retired VRAM pages, at or over its limit 8 (bad_page_threshold 8)")
+    pending = steps(triage("hw-bad-pages-pending"))["pages"]
+    # automatic threshold: 196592 MiB / 100 MiB = 1965 pages
+    assert "2 page(s) pending retirement (5 in its list, limit 1965)" in pending.check.message
+
+
+def test_correctable_errors_warn_only_when_they_rise(tmp_path: Path) -> None:
+    """Counts are cumulative since the driver loaded: the first reading passes, a rise warns,
+    an unchanged count passes again; a replayed bundle neither reads nor writes readings."""
+    node = SCENARIOS["hw-bad-pages-pending"].build()
+    node.gpus[2].bad_pages = []
+    root = node.materialize(tmp_path / "node")
+    plan = compile_plan(load_catalog(), [RB], {})
+    store = ReadingStore(tmp_path / "readings")
+
+    def run():
+        with sim_transport(root) as t:
+            return {s.step_id: s for s in run_triage(t, plan, readings=store).runbooks[0].steps}
+
+    first = run()["ecc"]
+    assert first.state == State.PASS and "first reading on this host" in first.check.message
+    umc = root / "sys/devices/pci0000:00/0000:46:00.0/ras/umc_err_count"
+    umc.write_text("ue: 0\nce: 21\n")
+    second = run()["ecc"]
+    assert second.state == State.WARN
+    assert second.check.message == "correctable errors rising since the last reading: 0000:46:00.0 umc 14 -> 21"
+    assert second.check.evidence == ("/sys/bus/pci/devices/0000:46:00.0/ras/umc_err_count: ce: 21 (last reading 14)",)
+    third = run()["ecc"]
+    assert third.state == State.PASS and "none new since the last reading" in third.check.message
+
+
+def test_pcie_replays_rising_warn(tmp_path: Path) -> None:
+    node = SCENARIOS["healthy-mi300x"].build()
+    root = node.materialize(tmp_path / "node")
+    plan = compile_plan(load_catalog(), [RB], {})
+    store = ReadingStore(tmp_path / "readings")
+    with sim_transport(root) as t:
+        assert run_triage(t, plan, readings=store).state == State.PASS
+    (root / "sys/devices/pci0000:00/0000:c6:00.0/pcie_replay_count").write_text("412\n")
+    with sim_transport(root) as t:
+        report = run_triage(t, plan, readings=store)
+    pcie = {s.step_id: s for s in report.runbooks[0].steps}["pcie"]
+    assert pcie.state == State.WARN and "0000:c6:00.0 (replays 0 -> 412)" in pcie.check.message
+    assert "pcie-errors" in {d.diagnosis_id for d in report.runbooks[0].diagnoses}
+
+
+def test_drain_runs_only_with_approval_and_is_audited(tmp_path: Path) -> None:
+    from rocmdoctor.testing.triage_helpers import triage_node
+
+    node = hardware.ecc_uncorrectable()
+    node.stub("scontrol", 'printf "%s\\n" "$*" >> "$R/.sim/scontrol.log"')
+    plan = compile_plan(load_catalog(), [RB], {})
+    root, declined = triage_node(node, tmp_path / "a", plan, fix=True, approve=False)
+    assert not (root / ".sim/scontrol.log").exists()
+    root, approved = triage_node(hardware.ecc_uncorrectable().stub("scontrol", 'printf "%s\\n" "$*" >> "$R/.sim/scontrol.log"'),
+                                 tmp_path / "b", plan, fix=True, approve=True)
+    ran = [o for o in approved.remediations if o.plan.remediation_id == "drain-node"][0]
+    assert ran.result is not None and ran.result.exit_status == 0, ran.result
+    logged = (root / ".sim/scontrol.log").read_text()
+    assert logged.startswith("update NodeName=") and "State=DRAIN Reason=rocmdoctor: uncorrectable errors on 0000:65:00.0" in logged
+    assert "drain-node" in (tmp_path / "b" / "audit.log").read_text()
