@@ -158,3 +158,23 @@ def test_drain_runs_only_with_approval_and_is_audited(tmp_path: Path) -> None:
     logged = (root / ".sim/scontrol.log").read_text()
     assert logged.startswith("update NodeName=") and "State=DRAIN Reason=rocmdoctor: uncorrectable errors on 0000:65:00.0" in logged
     assert "drain-node" in (tmp_path / "b" / "audit.log").read_text()
+
+
+def test_sweep_exports_the_counters_to_prometheus(tmp_path: Path, capsys) -> None:
+    from rocmdoctor.cli.main import run
+    from rocmdoctor.testing.promtext import parse
+
+    prom = tmp_path / "hw.prom"
+    code = run(["sweep", "demo:hw-ecc-uncorrectable", "demo:hw-bad-pages-pending", "demo:healthy-mi300x",
+                "-r", RB, "--format", "prometheus", "-o", str(prom)])
+    assert code == 2
+    fams = parse(prom.read_text())
+    ue = {(s["host"], s["gpu"], s["block"]): v for s, v in fams["rocmdoctor_gpu_ras_errors"]["samples"] if s["type"] == "ue"}
+    assert ue[("demo:hw-ecc-uncorrectable", "0000:65:00.0", "umc")] == 2.0
+    assert sum(ue.values()) == 2.0
+    pages = {(s["host"], s["gpu"], s["flag"]): v for s, v in fams["rocmdoctor_gpu_retired_pages"]["samples"]}
+    assert pages[("demo:hw-bad-pages-pending", "0000:46:00.0", "P")] == 2.0
+    resets = {(s["host"], s["event"]): v for s, v in fams["rocmdoctor_gpu_kernel_events"]["samples"]}
+    assert resets[("demo:hw-ecc-uncorrectable", "gpu_reset")] == 1.0 and resets[("demo:healthy-mi300x", "gpu_reset")] == 0.0
+    width = {(s["host"], s["gpu"], s["link"]): v for s, v in fams["rocmdoctor_gpu_pcie_link_width"]["samples"]}
+    assert width[("demo:healthy-mi300x", "0000:05:00.0", "current")] == 16.0

@@ -67,6 +67,9 @@ def render_prometheus(sweep: Any, now: float | None = None) -> str:
              "State of a runbook step's check on a host: 0 pass, 1 warn, 2 fail, 3 unknown (skipped steps omitted).",
              [((("host", h.host), ("runbook", c.runbook), ("step", c.step), ("check", c.check)), _value(c.state))
               for h in hosts for c in h.checks if c.state != State.SKIPPED])
+    from rocmdoctor.fleet.outputs.gpu_metrics import write_gpu_families
+
+    write_gpu_families(w, hosts)
     counts = sweep.counts()
     w.family("sweep_hosts", "gauge", "Hosts of the last sweep by worst state.",
              [((("state", s),), n) for s, n in counts.items()])
