@@ -226,3 +226,28 @@ def test_tui_command_bad_runbook_is_one_line_before_the_screen_opens() -> None:
     r = CliRunner().invoke(app, ["tui", "demo:amdgpu-not-loaded", "--runbook", "nope"], catch_exceptions=False)
     assert r.exit_code == 2
     assert r.stderr.startswith("rocmdoctor: error: unknown runbook 'nope'")
+
+
+@run_async
+async def test_hardware_fault_node_fix_is_offered_and_declined(tmp_path: Path) -> None:
+    """gpu-hardware-fault in the TUI like the other runbooks: the stuck GPU is the failing step,
+    `f` offers its first fix (the drain, whose reason names the GPU), declining is journaled."""
+    from rocmdoctor.engine.core import TriageRequest
+    from rocmdoctor.tui.session import IncidentSession
+
+    session = IncidentSession(TriageRequest("demo:hw-hang-unrecovered", runbooks=("gpu-hardware-fault",)),
+                              incidents_dir=str(tmp_path / "inc"))
+    app = IncidentApp(session, user="oncall")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.model.phase == "done" and not app.busy, timeout=60)
+        assert app.model.state == State.FAIL
+        await pilot.press("f")
+        command = str(app.screen.query_one("#confirm-command").content)
+        assert "State=DRAIN" in command and "0000:85:00.0" in command
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: "remediation_decided" in _kinds(session) and not app.busy)
+        await pilot.press("q")
+    events = read_journal(session.journal.path).events
+    decided = next(e for e in events if e.kind == "remediation_decided")
+    assert not decided.approved  # type: ignore[attr-defined]
+    assert "remediation_ran" not in [e.kind for e in events]
