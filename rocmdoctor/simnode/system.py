@@ -26,6 +26,23 @@ PRIVACY_POLICY_URL="https://www.ubuntu.com/legal/terms-and-policies/privacy-poli
 UBUNTU_CODENAME=jammy
 """
 
+#: Ubuntu 24.04.2's /etc/os-release, verbatim as `cat /etc/os-release` prints it on a 24.04.2
+#: node (e.g. the ubuntu:latest image of mid-2025, quoted in public setup notes)
+UBUNTU_2404_OS_RELEASE = """PRETTY_NAME="Ubuntu 24.04.2 LTS"
+NAME="Ubuntu"
+VERSION_ID="24.04"
+VERSION="24.04.2 LTS (Noble Numbat)"
+VERSION_CODENAME=noble
+ID=ubuntu
+ID_LIKE=debian
+HOME_URL="https://www.ubuntu.com/"
+SUPPORT_URL="https://help.ubuntu.com/"
+BUG_REPORT_URL="https://bugs.launchpad.net/ubuntu/"
+PRIVACY_POLICY_URL="https://www.ubuntu.com/legal/terms-and-policies/privacy-policy"
+UBUNTU_CODENAME=noble
+LOGO=ubuntu-logo
+"""
+
 #: (name, gid, members) of an Ubuntu 22.04 /etc/group; render is a system group created by systemd-udev
 BASE_GROUPS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("root", 0, ()), ("daemon", 1, ()), ("bin", 2, ()), ("sys", 3, ()), ("adm", 4, ("syslog",)),

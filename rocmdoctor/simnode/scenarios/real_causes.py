@@ -1,0 +1,114 @@
+"""Simulated nodes for root causes found in real threads (issue "the root causes real threads
+show"): each node carries the thread's own verbatim lines where the fault lives (kernel log,
+rocminfo, an install log), on a machine like the reporter's.
+
+- asic-not-supported-by-kfd: Radeon R7 370 (Pitcairn, 1002:6811), `kfd kfd: amdgpu: PITCAIRN
+  not supported in kfd` and rocminfo's `Cannot allocate memory` (ROCm/legacy-rocm-build#2232);
+- pcie-atomics-unsupported: Radeon RX 550 (1002:699f) in an HP EliteBook 850 G5, `kfd kfd:
+  skipped device 1002:699f, PCI rejects atomics`, rocminfo `Call returned 4104`
+  (ROCm/legacy-rocm-build#806);
+- dkms-build-failed: Ubuntu 24.04 moved to HWE kernel 6.14.0-24-generic, amdgpu-dkms
+  6.12.12-2164967.24.04 fails to build for it; the apt console log is ROCm/amdgpu#192's.
+"""
+
+from __future__ import annotations
+
+from rocmdoctor.simnode.gpu import GIB, SimGPU
+from rocmdoctor.simnode.node import SimNode
+from rocmdoctor.simnode.scenarios import from_cases
+from rocmdoctor.simnode.scenarios.gpu_not_visible import _set_klog
+from rocmdoctor.simnode.tools import amdgpu_init_lines
+
+#: rocminfo on the Pitcairn machine (ROCm/legacy-rocm-build#2232, verbatim)
+ROCMINFO_PITCAIRN = """ROCk module is loaded
+
+Unable to open /dev/kfd read-write: Cannot allocate memory
+
+igor is member of render group
+
+hsa api call failure at: /src/rocminfo/rocminfo.cc:1142
+
+Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. This error may also occur when the core runtime library needs to spawn threads or create internal OS-specific events.
+"""
+
+#: rocminfo on the RX 550 laptop (ROCm/legacy-rocm-build#806, verbatim)
+ROCMINFO_4104 = ("hsa api call failure at line 900, file: /data/jenkins_workspace/compute-rocm-rel-2.4/rocminfo/"
+                 "rocminfo.cc. Call returned 4104\n")
+
+#: apt's console while installing amdgpu-dkms on HWE 6.14 (ROCm/amdgpu#192, verbatim)
+DKMS_CONSOLE_614 = """Setting up amdgpu-dkms (1:6.12.12.60401-2164967.24.04) ...
+Loading new amdgpu-6.12.12-2164967.24.04 DKMS files...
+Building for 6.14.0-24-generic
+Building for architecture x86_64
+Building initial module for 6.14.0-24-generic
+Error! Bad return status for module build on kernel: 6.14.0-24-generic (x86_64)
+Consult /var/lib/dkms/amdgpu/6.12.12-2164967.24.04/build/make.log for more information.
+dpkg: error processing package amdgpu-dkms (--configure):
+ installed amdgpu-dkms package post-installation script subprocess returned error exit status 10
+"""
+
+
+def _kfd_refused(name: str, gpu: SimGPU, kfd_line: str, rocminfo_out: str, rc: int, description: str) -> SimNode:
+    """One consumer GPU bound to amdgpu (display works) that KFD did not add: no KFD GPU node,
+    the kernel's own line in place of `kfd kfd: added device`, rocminfo failing as reported."""
+    node = SimNode(name, gpus=[gpu], description=description, kernel="5.4.0-54-generic", rocm_version="3.9.0")
+    node.remove("/sys/devices/virtual/kfd/kfd/topology/nodes/2")
+    lines = amdgpu_init_lines(node, 3.1)
+    added = f"kfd kfd: added device {gpu.vendor_id:x}:{gpu.device_id:x}"
+    lines = [(ts, kfd_line if m == added else m) for ts, m in lines
+             if not m.startswith("amdgpu: Topology: Add GPU node")]
+    boot = [(0.0, f"Linux version {node.kernel} (buildd@lcy01-amd64-009)"), (0.0, f"Command line: {node.cmdline}")]
+    _set_klog(node, boot + lines)
+    node.command("rocminfo", "", stdout=rocminfo_out, rc=rc)
+    node.remove_tool("amd-smi")     # ROCm releases of that era shipped rocm-smi only
+    return node
+
+
+def kfd_asic_not_supported() -> SimNode:
+    g = SimGPU(index=0, bdf="0000:01:00.0", device_id=0x6811, subsystem_device_id=0x2015,
+               market_name="AMD Radeon R7 370", gfx_target="gfx600", vram_total=2 * GIB, vram_used=96 * 1024 * 1024,
+               edge_temp=38.0, junction_temp=38.0, power_cap_w=150.0)
+    return _kfd_refused("r7-370-desktop", g, "kfd kfd: amdgpu: PITCAIRN  not supported in kfd", ROCMINFO_PITCAIRN, 1,
+                        "Radeon R7 370 (Pitcairn): amdgpu drives the display, KFD does not support the ASIC")
+
+
+def kfd_pci_rejects_atomics() -> SimNode:
+    g = SimGPU(index=0, bdf="0000:01:00.0", device_id=0x699F, subsystem_device_id=0x83E9,
+               market_name="AMD Radeon RX 550", gfx_target="gfx804", vram_total=2 * GIB, vram_used=64 * 1024 * 1024,
+               edge_temp=45.0, junction_temp=45.0, power_cap_w=50.0)
+    return _kfd_refused("elitebook-850g5", g, "kfd kfd: skipped device 1002:699f, PCI rejects atomics", ROCMINFO_4104, 1,
+                        "RX 550 behind a chipset root port without PCIe atomics: KFD skipped it")
+
+
+def dkms_build_failed() -> SimNode:
+    """The thread's machine: Ubuntu 24.04, ROCm 6.4.1's amdgpu-dkms, built for the GA kernel 6.8
+    before the HWE 6.14 kernel arrived; the install's console log is in /root."""
+    from rocmdoctor.simnode.scenarios.kernel_driver import DKMS_STUB, MODINFO_STUB, _modinfo, healthy
+    from rocmdoctor.simnode.system import UBUNTU_2404_OS_RELEASE
+
+    node = healthy()
+    node.kernel, node.rocm_version, node.driver_version = "6.14.0-24-generic", "6.4.1", "6.12.12"
+    node.cmdline = node.cmdline.replace("5.15.0-119-generic", node.kernel)
+    node.file("/etc/os-release", UBUNTU_2404_OS_RELEASE)
+    node.unload_amdgpu(load_error=f"modprobe: FATAL: Module amdgpu not found in directory /lib/modules/{node.kernel}\n")
+    node.file("/root/amdgpu-install.log", DKMS_CONSOLE_614)
+    ver = "6.12.12-2164967.24.04"
+    node.file("/.sim/dkms/version", ver + "\n")
+    node.file("/.sim/dkms/status", f"amdgpu/{ver}, 6.8.0-60-generic, x86_64: installed\n")
+    node.file("/.sim/dkms/modinfo.built", _modinfo(node))
+    return node.stub("dkms", DKMS_STUB).stub("modinfo", MODINFO_STUB)
+
+
+GPU_NOT_VISIBLE = [
+    ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
+     kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
+    ("kfd-pci-rejects-atomics", "RX 550 on a chipset root port: 'skipped device 1002:699f, PCI rejects atomics'",
+     kfd_pci_rejects_atomics, "kernel_log", "pcie-atomics-unsupported"),
+]
+KERNEL_DRIVER = [
+    ("dkms-build-failed", "amdgpu-dkms 6.12 fails to build for HWE kernel 6.14.0-24 (apt log: Bad return status)",
+     dkms_build_failed, "buildconsole", "dkms-build-failed", {"log": "/root/amdgpu-install.log"}),
+]
+
+SCENARIOS = (from_cases(GPU_NOT_VISIBLE, ("gpu-not-visible",))
+             + from_cases(KERNEL_DRIVER, ("kernel-driver-mismatch",)))
