@@ -16,6 +16,7 @@ DECIDING = {
     "kfd-asic-not-supported": "kfd kfd: amdgpu: PITCAIRN  not supported in kfd",
     "kfd-pci-rejects-atomics": "kfd kfd: skipped device 1002:699f, PCI rejects atomics",
     "dkms-build-failed": "Error! Bad return status for module build on kernel: 6.14.0-24-generic (x86_64)",
+    "missing-dependency-module": "amdgpu: Unknown symbol amd_iommu_bind_pasid (err -2)",
 }
 
 

@@ -8,7 +8,10 @@ rocminfo, an install log), on a machine like the reporter's.
   skipped device 1002:699f, PCI rejects atomics`, rocminfo `Call returned 4104`
   (ROCm/legacy-rocm-build#806);
 - dkms-build-failed: Ubuntu 24.04 moved to HWE kernel 6.14.0-24-generic, amdgpu-dkms
-  6.12.12-2164967.24.04 fails to build for it; the apt console log is ROCm/amdgpu#192's.
+  6.12.12-2164967.24.04 fails to build for it; the apt console log is ROCm/amdgpu#192's;
+- missing-dependency-module: EC2 g4ad (Radeon Pro V520) on Ubuntu 18.04 without
+  linux-modules-extra: the five `amdgpu: Unknown symbol amd_iommu_* (err -2)` lines of
+  awsdocs/amazon-ec2-user-guide#152; modprobe's message is kmod's strerror for ENOENT.
 """
 
 from __future__ import annotations
@@ -99,6 +102,29 @@ def dkms_build_failed() -> SimNode:
     return node.stub("dkms", DKMS_STUB).stub("modinfo", MODINFO_STUB)
 
 
+#: awsdocs/amazon-ec2-user-guide#152, verbatim (dmesg | grep amdgpu)
+UNKNOWN_AMD_IOMMU = ["amdgpu: Unknown symbol amd_iommu_bind_pasid (err -2)",
+                     "amdgpu: Unknown symbol amd_iommu_set_invalidate_ctx_cb (err -2)",
+                     "amdgpu: Unknown symbol amd_iommu_free_device (err -2)",
+                     "amdgpu: Unknown symbol amd_iommu_unbind_pasid (err -2)",
+                     "amdgpu: Unknown symbol amd_iommu_init_device (err -2)"]
+
+
+def missing_dependency_module() -> SimNode:
+    from rocmdoctor.simnode.scenarios.kernel_driver import _modinfo, _stateful_dkms
+
+    g = SimGPU(index=0, bdf="0000:00:1e.0", device_id=0x7362, subsystem_device_id=0x0A34,
+               market_name="AMD Radeon Pro V520", gfx_target="gfx1011", vram_total=8 * GIB, vram_used=0,
+               edge_temp=30.0, junction_temp=31.0, power_cap_w=225.0)
+    node = SimNode("g4ad-xlarge", gpus=[g], kernel="5.4.0-1045-aws",
+                   description="EC2 g4ad without linux-modules-extra: amd_iommu_v2 missing, amdgpu cannot load")
+    node.add_kernel_log([(7.668049 + i * 0.0001, m) for i, m in enumerate(UNKNOWN_AMD_IOMMU)])
+    node.unload_amdgpu(load_error="modprobe: ERROR: could not insert 'amdgpu': Unknown symbol in module, "
+                                  "or unknown parameter (see dmesg)\n", load_error_log=UNKNOWN_AMD_IOMMU)
+    # the module is there for this kernel (dkms built it); only its dependency is missing
+    return _stateful_dkms(node, built_for=[node.kernel], modinfo_now=_modinfo(node))
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
@@ -108,6 +134,8 @@ GPU_NOT_VISIBLE = [
 KERNEL_DRIVER = [
     ("dkms-build-failed", "amdgpu-dkms 6.12 fails to build for HWE kernel 6.14.0-24 (apt log: Bad return status)",
      dkms_build_failed, "buildconsole", "dkms-build-failed", {"log": "/root/amdgpu-install.log"}),
+    ("missing-dependency-module", "EC2 g4ad: amdgpu: Unknown symbol amd_iommu_* (linux-modules-extra not installed)",
+     missing_dependency_module, "symbols", "missing-dependency-module"),
 ]
 
 SCENARIOS = (from_cases(GPU_NOT_VISIBLE, ("gpu-not-visible",))
