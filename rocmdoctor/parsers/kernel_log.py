@@ -141,6 +141,9 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     ("thermal", re.compile(r"thermal throttling temperature reached|[Tt]hermal (?:throttl|alert|interrupt|event)|"
                            r"[Ss]oftware shutdown due to (?:temperature|thermal)|SMU: .*[Tt]hermal|"
                            r"temperature above threshold|GPU over temperature")),
+    # the PCI core could not place a BAR (pci/setup-res.c: "BAR %d: no space for %pR",
+    # "BAR %d: failed to assign %pR"; ROCm/legacy-rocm-build#2927, #1541)
+    ("pci_bar", re.compile(r"BAR (?P<bar>\d+): (?:no space for|failed to assign)")),
     ("ras_correctable", re.compile(r"correctable hardware errors? detected in (?P<cblock>\S+) block")),
     ("init_ok", re.compile(r"\[drm\] Initialized amdgpu |amdgpu: Topology: Add (?:dGPU|GPU) node|"
                            r"kfd kfd: (?:amdgpu: )?added device|amdgpu kernel modesetting enabled")),

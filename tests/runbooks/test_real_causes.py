@@ -17,6 +17,7 @@ DECIDING = {
     "kfd-pci-rejects-atomics": "kfd kfd: skipped device 1002:699f, PCI rejects atomics",
     "dkms-build-failed": "Error! Bad return status for module build on kernel: 6.14.0-24-generic (x86_64)",
     "missing-dependency-module": "amdgpu: Unknown symbol amd_iommu_bind_pasid (err -2)",
+    "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
 }
 
 

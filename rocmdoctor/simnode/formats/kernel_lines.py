@@ -107,6 +107,18 @@ FAULTS: dict[str, list[tuple[str, str]]] = {
         ("Booted with the nomodeset parameter. Only the system framebuffer will be available",
          f"{KERNEL_SRC}/drivers/video/nomodeset.c"),
     ],
+    # The PCI core could not place the GPU's BARs (GPUs on risers, ROCm/legacy-rocm-build#1541;
+    # an MI100 on an AM4 board, #2927).
+    "pci_bar": [
+        ("amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
+         "https://github.com/ROCm/legacy-rocm-build/issues/1541"),
+        ("amdgpu 0000:0d:00.0: BAR 2: no space for [mem size 0x00200000 64bit pref]",
+         "https://github.com/ROCm/legacy-rocm-build/issues/1541"),
+        ("amdgpu 0000:0d:00.0: BAR 2: failed to assign [mem size 0x00200000 64bit pref]",
+         "https://github.com/ROCm/legacy-rocm-build/issues/1541"),
+        ("pci 0000:25:00.0: BAR 7: no space for [mem size 0x00100000 64bit]",
+         "https://github.com/ROCm/legacy-rocm-build/issues/2927"),
+    ],
     # RAS counters (format strings of amdgpu_ras.c, see amdgpu-sysfs.md §10).
     "ras_uncorrectable": [
         ("amdgpu 0000:05:00.0: amdgpu: 1 uncorrectable hardware errors detected in umc block",

@@ -9,6 +9,8 @@ rocminfo, an install log), on a machine like the reporter's.
   (ROCm/legacy-rocm-build#806);
 - dkms-build-failed: Ubuntu 24.04 moved to HWE kernel 6.14.0-24-generic, amdgpu-dkms
   6.12.12-2164967.24.04 fails to build for it; the apt console log is ROCm/amdgpu#192's;
+- pci-bar-space-exhausted: BAR lines of ROCm/legacy-rocm-build#1541 and the probe failure
+  (-12) of ROCm/rocm-install-on-linux#615 on one MI210;
 - missing-dependency-module: EC2 g4ad (Radeon Pro V520) on Ubuntu 18.04 without
   linux-modules-extra: the five `amdgpu: Unknown symbol amd_iommu_* (err -2)` lines of
   awsdocs/amazon-ec2-user-guide#152; modprobe's message is kmod's strerror for ENOENT.
@@ -125,11 +127,35 @@ def missing_dependency_module() -> SimNode:
     return _stateful_dkms(node, built_for=[node.kernel], modinfo_now=_modinfo(node))
 
 
+def pci_bar_exhausted() -> SimNode:
+    """MI210 on a workstation board with Above 4G Decoding off: the PCI core cannot place the 64 GB
+    VRAM BAR, amdgpu's probe fails with -12. The BAR lines are ROCm/legacy-rocm-build#1541's, the
+    probe lines ROCm/rocm-install-on-linux#615's, both moved to this GPU's address."""
+    from rocmdoctor.simnode.formats.kernel_lines import messages
+    from rocmdoctor.simnode.sysfs import pci_core_tree
+
+    gpu = SimGPU(index=0, bdf="0000:0d:00.0", device_id=0x740F, subsystem_device_id=0x0C34,
+                 market_name="AMD Instinct MI210", gfx_target="gfx90a", vram_total=64 * GIB)
+    node = SimNode("ws-mi210", gpus=[], description="MI210 whose BARs found no space: probe failed -12")
+    node.amdgpu_loaded = node.amdgpu_installed = True     # the module loaded; it bound no GPU
+    for rel, entry in pci_core_tree(gpu).items():       # on the bus, not bound
+        if hasattr(entry, "text"):
+            node.file("/" + rel, entry.text, mode=entry.mode)  # type: ignore[union-attr]
+        else:
+            node.symlink("/" + rel, entry.target)  # type: ignore[union-attr]
+    bars = messages("pci_bar", gpu.bdf)[:3]
+    probe = [m for m in messages("probe_failure", gpu.bdf) if "error -12" in m or "Fatal error" in m]
+    node.add_kernel_log(bars, at=0.912).add_kernel_log(probe, at=9.871020)
+    return node
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
     ("kfd-pci-rejects-atomics", "RX 550 on a chipset root port: 'skipped device 1002:699f, PCI rejects atomics'",
      kfd_pci_rejects_atomics, "kernel_log", "pcie-atomics-unsupported"),
+    ("pci-bar-exhausted", "MI210: 'BAR 0: failed to assign', probe failed with error -12 (Above 4G Decoding off)",
+     pci_bar_exhausted, "kernel_log", "pci-bar-space-exhausted"),
 ]
 KERNEL_DRIVER = [
     ("dkms-build-failed", "amdgpu-dkms 6.12 fails to build for HWE kernel 6.14.0-24 (apt log: Bad return status)",
