@@ -52,6 +52,7 @@ class SimGPU:
     mem_crit: float | None = None
     power_w: float = 132.0
     power_cap_w: float = 750.0
+    power_cap_default_w: float = 750.0         # MI300X's default cap; power1_cap_max too
     sclk_mhz: int = 132
     sclk_max_mhz: int = 2100
     mclk_mhz: int = 900

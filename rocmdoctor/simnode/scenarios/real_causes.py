@@ -11,6 +11,8 @@ rocminfo, an install log), on a machine like the reporter's.
   6.12.12-2164967.24.04 fails to build for it; the apt console log is ROCm/amdgpu#192's;
 - pci-bar-space-exhausted: BAR lines of ROCm/legacy-rocm-build#1541 and the probe failure
   (-12) of ROCm/rocm-install-on-linux#615 on one MI210;
+- fan-curve-too-quiet: rocm-smi of a Vega Frontier Edition at 94.0c with Fan 40.0% under
+  hipCaffe (ROCm/legacy-rocm-build#196);
 - missing-dependency-module: EC2 g4ad (Radeon Pro V520) on Ubuntu 18.04 without
   linux-modules-extra: the five `amdgpu: Unknown symbol amd_iommu_* (err -2)` lines of
   awsdocs/amazon-ec2-user-guide#152; modprobe's message is kmod's strerror for ENOENT.
@@ -149,6 +151,29 @@ def pci_bar_exhausted() -> SimNode:
     return node
 
 
+#: rocm-smi on a Vega Frontier Edition under hipCaffe training (ROCm/legacy-rocm-build#196, verbatim)
+ROCM_SMI_VEGA_FE_94C = """====================    ROCm System Management Interface    ====================
+================================================================================
+ GPU  DID    Temp     AvgPwr   SCLK     MCLK     Fan      Perf    OverDrive  ECC
+  0   6863   94.0c    195.0W   1528Mhz  945Mhz   40.0%    auto      0%       N/A      
+================================================================================
+====================           End of ROCm SMI Log          ====================
+"""
+
+
+def fan_curve_too_quiet() -> SimNode:
+    """Vega FE at 94 C under compute load with the firmware's quiet fan curve holding 40 %."""
+    g = SimGPU(index=0, bdf="0000:03:00.0", device_id=0x6863, subsystem_device_id=0x6B76,
+               market_name="Radeon Vega Frontier Edition", gfx_target="gfx900", vram_total=16 * GIB,
+               vram_used=6 * GIB, edge_temp=94.0, junction_temp=94.0, mem_temp=88.0, power_w=195.0,
+               power_cap_w=220.0, power_cap_default_w=220.0, sclk_mhz=1528, sclk_max_mhz=1600, mclk_mhz=945, gfx_activity=100)
+    node = SimNode("vega-fe-ws", gpus=[g], kernel="4.13.0-21-generic", rocm_version="1.6.148",
+                   description="Vega FE at 94 C with its fan held at 40 % by the firmware's quiet curve")
+    node.command("rocm-smi", "", stdout=ROCM_SMI_VEGA_FE_94C)
+    node.remove_tool("amd-smi").remove_tool("sensors")
+    return node
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
@@ -164,5 +189,10 @@ KERNEL_DRIVER = [
      missing_dependency_module, "symbols", "missing-dependency-module"),
 ]
 
-SCENARIOS = (from_cases(GPU_NOT_VISIBLE, ("gpu-not-visible",))
+THERMAL = [
+    ("fan-curve-too-quiet", "Vega FE at 94 C, fan 40 % (rocm-smi under hipCaffe): the quiet fan curve",
+     fan_curve_too_quiet, "tools", "fan-curve-too-quiet"),
+]
+
+SCENARIOS = (from_cases(GPU_NOT_VISIBLE, ("gpu-not-visible",)) + from_cases(THERMAL, ("thermal-throttling",))
              + from_cases(KERNEL_DRIVER, ("kernel-driver-mismatch",)))
