@@ -18,7 +18,7 @@ DECIDING = {
     "kfd-pci-rejects-atomics": "kfd kfd: skipped device 1002:699f, PCI rejects atomics",
     "dkms-build-failed": "Error! Bad return status for module build on kernel: 6.14.0-24-generic (x86_64)",
     "missing-dependency-module": "amdgpu: Unknown symbol amd_iommu_bind_pasid (err -2)",
-    "fan-curve-too-quiet": "  0   6863   94.0c    195.0W   1528Mhz  945Mhz   40.0%    auto      0%       N/A",
+    "fan-curve-too-quiet": "rocm-smi GPU 0: edge +94.0 C, fan 40.0 %",
     "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
 }
 
