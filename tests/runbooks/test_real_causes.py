@@ -11,7 +11,8 @@ from rocmdoctor.status import State
 
 CASES = [(c[0], "gpu-not-visible") for c in real_causes.GPU_NOT_VISIBLE] + \
         [(c[0], "kernel-driver-mismatch") for c in real_causes.KERNEL_DRIVER] + \
-        [(c[0], "thermal-throttling") for c in real_causes.THERMAL]
+        [(c[0], "thermal-throttling") for c in real_causes.THERMAL] + \
+        [(c[0], "container-mount-failure") for c in real_causes.CONTAINER]
 
 DECIDING = {
     "kfd-asic-not-supported": "kfd kfd: amdgpu: PITCAIRN  not supported in kfd",
@@ -19,6 +20,9 @@ DECIDING = {
     "dkms-build-failed": "Error! Bad return status for module build on kernel: 6.14.0-24-generic (x86_64)",
     "missing-dependency-module": "amdgpu: Unknown symbol amd_iommu_bind_pasid (err -2)",
     "fan-curve-too-quiet": "rocm-smi GPU 0: edge +94.0 C, fan 40.0 %",
+    "container-host-driver-missing": "cat /proc/modules: no line starting with 'amdgpu '",
+    "container-rootless-nogroup": "Unable to open /dev/kfd read-write: Permission denied",
+    "container-kfd-einval": "Unable to open /dev/kfd read-write: Invalid argument",
     "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
 }
 

@@ -13,6 +13,10 @@ rocminfo, an install log), on a machine like the reporter's.
   (-12) of ROCm/rocm-install-on-linux#615 on one MI210;
 - fan-curve-too-quiet: rocm-smi of a Vega Frontier Edition at 94.0c with Fan 40.0% under
   hipCaffe (ROCm/legacy-rocm-build#196);
+- rootless-gid-not-mapped / kfd-open-invalid-argument: rocminfo's own words in a rootless podman
+  container (Firstbober/rocm-pytorch-gfx803-docker#4) and an unprivileged Proxmox LXC
+  (ROCm/legacy-rocm-build#5379); the LXC is told by /run/systemd/container (`lxc`), which systemd
+  writes in a container (systemd's Container Interface);
 - missing-dependency-module: EC2 g4ad (Radeon Pro V520) on Ubuntu 18.04 without
   linux-modules-extra: the five `amdgpu: Unknown symbol amd_iommu_* (err -2)` lines of
   awsdocs/amazon-ec2-user-guide#152; modprobe's message is kmod's strerror for ENOENT.
@@ -174,6 +178,56 @@ def fan_curve_too_quiet() -> SimNode:
     return node
 
 
+#: rocminfo in a rootless podman container (Firstbober/rocm-pytorch-gfx803-docker#4, verbatim)
+ROCMINFO_NOGROUP = """ROCk module is loaded
+Unable to open /dev/kfd read-write: Permission denied
+root is not member of "nogroup" group, the default DRM access group. Users must be a member of the "nogroup" group or another DRM access group in order for ROCm applications to run successfully.
+"""
+
+#: rocminfo in an unprivileged Proxmox LXC (ROCm/legacy-rocm-build#5379, verbatim)
+ROCMINFO_EINVAL = """ROCk module is loaded
+Unable to open /dev/kfd read-write: Invalid argument
+root is member of render group
+"""
+
+NOGROUP_GID = 65534   # the overflow gid a user namespace shows for unmapped host groups
+
+
+def rootless_gid_not_mapped() -> SimNode:
+    """Rootless podman: the host's render/video gids are not mapped into the user namespace, so the
+    device nodes show the overflow group `nogroup` and open() is refused."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+
+    node = healthy()
+    node.file("/run/.containerenv", "", mode=0o644)
+    node.device("/dev/kfd", mode="660", group=NOGROUP_GID, major=511)
+    for g in node.gpus:
+        node.device(f"/dev/dri/renderD{g.render_minor}", mode="660", group=NOGROUP_GID, major=226, minor=g.render_minor)
+    node.command("rocminfo", "", stdout=ROCMINFO_NOGROUP, rc=1)
+    return node
+
+
+def kfd_open_invalid_argument() -> SimNode:
+    """Unprivileged LXC: the device nodes are bind-mounted and the user is in render, but the
+    container's device cgroup does not allow the KFD char device: open() fails with EINVAL."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+
+    node = healthy()
+    node.file("/run/systemd/container", "lxc\n", mode=0o444)   # systemd's Container Interface
+    node.command("rocminfo", "", stdout=ROCMINFO_EINVAL, rc=1)
+    return node
+
+
+def container_host_driver_missing() -> SimNode:
+    """Inside a container on a host whose amdgpu is not loaded: the kernel the container shares
+    has no amdgpu and no KFD, so no run line can give it a GPU."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+
+    node = healthy().unload_amdgpu()
+    node.file("/.dockerenv", "", mode=0o755)
+    return node
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
@@ -194,5 +248,15 @@ THERMAL = [
      fan_curve_too_quiet, "tools", "fan-curve-too-quiet"),
 ]
 
+CONTAINER = [
+    ("container-host-driver-missing", "inside a container whose host has no amdgpu loaded: no /dev/kfd anywhere",
+     container_host_driver_missing, "host_driver", "host-driver-missing"),
+    ("container-rootless-nogroup", "rootless podman: /dev/kfd shows group nogroup, rocminfo Permission denied",
+     rootless_gid_not_mapped, "rocminfo", "rootless-gid-not-mapped"),
+    ("container-kfd-einval", "unprivileged LXC: rocminfo 'Unable to open /dev/kfd read-write: Invalid argument'",
+     kfd_open_invalid_argument, "rocminfo", "kfd-open-invalid-argument"),
+]
+
 SCENARIOS = (from_cases(GPU_NOT_VISIBLE, ("gpu-not-visible",)) + from_cases(THERMAL, ("thermal-throttling",))
+             + from_cases(CONTAINER, ("container-mount-failure",))
              + from_cases(KERNEL_DRIVER, ("kernel-driver-mismatch",)))
