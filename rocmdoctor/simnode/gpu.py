@@ -76,6 +76,10 @@ class SimGPU:
     #: as drivers/pci/pcie/aer.c prints them (e.g. {"ERR_COR:BadTLP": 3, "ERR_FATAL:CmpltTO": 1})
     aer: dict[str, int] = field(default_factory=dict)
     hive_id: int | None = None                  # KFD hive_id; None = the node's shared hive
+    #: pp_dpm_sclk levels in MHz for GPUs that print every level ("%d: %uMhz %s", Vega/Navi);
+    #: empty: the MI300 (SMU 13.0.6) min/current/max form
+    sclk_levels: tuple[int, ...] = ()
+    perf_level: str = "auto"                    # power_dpm_force_performance_level
     card: int = -1                              # DRM card number; default index
     render_minor: int = -1                      # renderD number; default 128 + index
 

@@ -103,6 +103,8 @@ def pci_core_tree(gpu: SimGPU) -> Tree:
 
 def pp_dpm_sclk(gpu: SimGPU) -> str:
     """SMU 13.0.6 printer (§6.1): an `S:` line in deep sleep, else min/current/max with `*`."""
+    if gpu.sclk_levels:   # every level, current starred (RX Vega: "0: 852Mhz *\n1: 991Mhz \n...")
+        return "".join(f"{i}: {m}Mhz {'*' if m == gpu.sclk_mhz else ''}\n" for i, m in enumerate(gpu.sclk_levels))
     now, lo, hi = gpu.sclk_mhz, _SCLK_MIN, gpu.sclk_max_mhz
     if now < _DSCLK_THRESHOLD:
         return f"S: {now}Mhz *\n0: {lo}Mhz \n1: {hi}Mhz \n"
@@ -159,7 +161,7 @@ def amdgpu_device_tree(gpu: SimGPU) -> tuple[Tree, list[str]]:
         "mem_busy_percent": F("0\n"),
         "pp_dpm_sclk": F(pp_dpm_sclk(gpu), 0o644),
         "pp_dpm_mclk": F(pp_dpm_mclk(gpu)),          # read-only on MI parts (§2 Writes)
-        "power_dpm_force_performance_level": F("auto\n", 0o644),
+        "power_dpm_force_performance_level": F(f"{gpu.perf_level}\n", 0o644),
         "pcie_replay_count": F("0\n"),
         "unique_id": F(f"{int(gpu.serial, 16) & 0xFFFFFFFFFFFFFFFF:016x}\n"),
         "serial_number": F(f"{gpu.serial}\n"),

@@ -23,6 +23,7 @@ DECIDING = {
     "container-host-driver-missing": "cat /proc/modules: no line starting with 'amdgpu '",
     "container-rootless-nogroup": "Unable to open /dev/kfd read-write: Permission denied",
     "container-kfd-einval": "Unable to open /dev/kfd read-write: Invalid argument",
+    "idle-at-top-clock": "/sys/bus/pci/devices/0000:03:00.0/pp_dpm_sclk: level 7 of 8 (1630Mhz *); gpu_busy_percent: 0; power_dpm_force_performance_level: high",
     "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
 }
 
@@ -52,3 +53,36 @@ def test_failed_build_names_the_kernel_and_the_supported_ones() -> None:
     assert steps["buildconsole"].check.message.startswith(
         "DKMS could not build amdgpu 6.12.12-2164967.24.04 for kernel 6.14.0-24-generic")
     assert steps["support"].check.message.endswith("AMD supports kernel 6.8 or 6.11 there")
+
+
+def test_forced_performance_level_is_reset_only_with_approval_and_verified(tmp_path) -> None:
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.testing.triage_helpers import triage_node
+
+    plan = compile_plan(load_catalog(), ["thermal-throttling"], {})
+    level = "sys/devices/pci0000:00/0000:03:00.0/power_dpm_force_performance_level"
+    root, declined = triage_node(real_causes.idle_at_top_clock(), tmp_path / "a", plan, fix=True, approve=False)
+    assert (root / level).read_text() == "high\n"
+    root, approved = triage_node(real_causes.idle_at_top_clock(), tmp_path / "b", plan, fix=True, approve=True)
+    (outcome,) = [o for o in approved.remediations if o.plan.remediation_id == "perf-level-auto"]
+    assert outcome.plan.command == "amd-smi set --perf-level AUTO -g 0000:03:00.0" and outcome.plan.risk == "low"
+    assert (root / level).read_text() == "auto\n"
+    assert outcome.fixed and outcome.verify.message.startswith("no idle GPU held at its top clock level")
+
+
+def test_auto_level_at_top_clock_offers_no_write() -> None:
+    """The thread's own state (level `auto`): a warning with follow-ups, no remediation to run."""
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.engine.triage import run_triage
+    from rocmdoctor.simnode.node import sim_transport
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        root = real_causes.idle_at_top_clock("auto").materialize(Path(d) / "n")
+        with sim_transport(root) as t:
+            report = run_triage(t, compile_plan(load_catalog(), ["thermal-throttling"], {}))
+    (diag,) = [x for x in report.runbooks[0].diagnoses if x.diagnosis_id == "stuck-at-top-clock-level"]
+    assert diag.remediations == () and "although the level is `auto`" in diag.cause

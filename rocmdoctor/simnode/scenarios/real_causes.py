@@ -228,6 +228,38 @@ def container_host_driver_missing() -> SimNode:
     return node
 
 
+#: RX Vega's eight shader-clock levels as its pp_dpm_sclk prints them (public issue threads quoting
+#: `cat /sys/class/drm/card0/device/pp_dpm_sclk` on RX Vega: 852 ... 1630 MHz)
+VEGA10_SCLK_LEVELS = (852, 991, 1084, 1138, 1200, 1401, 1536, 1630)
+
+
+def idle_at_top_clock(level: str = "high") -> SimNode:
+    """RX Vega idle (0 % busy) held at its top shader-clock level 1630 MHz, 79 C at 31 W, the state
+    ROCm/legacy-rocm-build#403 reported; here with the level forced to `high` by a tuning script."""
+    g = SimGPU(index=0, bdf="0000:03:00.0", device_id=0x687F, subsystem_device_id=0x0B36,
+               market_name="Radeon RX Vega", gfx_target="gfx900", vram_total=8 * GIB, vram_used=300 * 1024 * 1024,
+               edge_temp=79.0, junction_temp=81.0, mem_temp=74.0, power_w=31.0, power_cap_w=220.0,
+               power_cap_default_w=220.0, sclk_levels=VEGA10_SCLK_LEVELS, sclk_mhz=1630, sclk_max_mhz=1630,
+               mclk_mhz=945, gfx_activity=0, perf_level=level)
+    node = SimNode("vega-ws", gpus=[g], description="RX Vega idle at its top clock level (performance level forced to high)")
+    return node.remove_tool("sensors").remove_tool("rocm-smi").stub("amd-smi", AMD_SMI_PERF_LEVEL_STUB)
+
+
+#: amd-smi whose `set --perf-level AUTO -g BDF` does what the driver does: `auto` in
+#: power_dpm_force_performance_level, and an idle GPU drops to its lowest shader-clock level
+AMD_SMI_PERF_LEVEL_STUB = r"""
+case "$*" in
+'set --perf-level AUTO -g '*)
+  d="$R/sys/bus/pci/devices/$5"
+  [ -f "$d/power_dpm_force_performance_level" ] || { echo "AMDSMI_STATUS_INVAL - Invalid parameters: GPU $5 not found" >&2; exit 1; }
+  echo auto > "$d/power_dpm_force_performance_level"
+  sed -e 's/ \*$/ /' -e '1s/ $/ */' "$d/pp_dpm_sclk" > "$d/pp_dpm_sclk.new" && cat "$d/pp_dpm_sclk.new" > "$d/pp_dpm_sclk" && rm -f "$d/pp_dpm_sclk.new"
+  exit 0 ;;
+*) echo "amd-smi: this simulated node answers only 'set --perf-level AUTO -g BDF'" >&2; exit 2 ;;
+esac
+"""
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
@@ -244,6 +276,8 @@ KERNEL_DRIVER = [
 ]
 
 THERMAL = [
+    ("idle-at-top-clock", "RX Vega idle at 1630 MHz (top level) and 79 C, performance level forced to high",
+     idle_at_top_clock, "idle", "stuck-at-top-clock-level"),
     ("fan-curve-too-quiet", "Vega FE at 94 C, fan 40 % (rocm-smi under hipCaffe): the quiet fan curve",
      fan_curve_too_quiet, "tools", "fan-curve-too-quiet"),
 ]
