@@ -86,3 +86,16 @@ def test_auto_level_at_top_clock_offers_no_write() -> None:
             report = run_triage(t, compile_plan(load_catalog(), ["thermal-throttling"], {}))
     (diag,) = [x for x in report.runbooks[0].diagnoses if x.diagnosis_id == "stuck-at-top-clock-level"]
     assert diag.remediations == () and "although the level is `auto`" in diag.cause
+
+
+def test_throttle_status_alone_is_not_thermal_throttling(tmp_path) -> None:
+    """ROCm/rocm-systems#11781: THROTTLED at idle with zero residency stays healthy, and says why."""
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.testing.triage_helpers import diagnoses, steps, triage_node
+
+    _, report = triage_node(real_causes.throttled_bit_at_idle(), tmp_path, compile_plan(load_catalog(), ["thermal-throttling"], {}))
+    v = steps(report)["violations"]
+    assert v.state == State.PASS and "throttle_status THROTTLED on GPU 0 is unconfirmed" in v.check.message
+    assert v.check.evidence[0].startswith("amd-smi metric --json: gpu 0 throttle_status THROTTLED, socket_thermal_violation_activity 0")
+    assert "thermal-throttling" not in diagnoses(report) and report.exit_status == 0

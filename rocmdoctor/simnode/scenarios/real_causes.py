@@ -260,6 +260,16 @@ esac
 """
 
 
+def throttled_bit_at_idle() -> SimNode:
+    """Radeon AI PRO R9700 (Navi 48) idle at 37 C and 1 W: amd-smi says THROTTLED because the
+    firmware never clears TEMP_HOTSPOT (ROCm/rocm-systems#11781); no violation residency."""
+    g = SimGPU(index=0, bdf="0000:03:00.0", device_id=0x7551, subsystem_device_id=0x7551,
+               market_name="AMD Radeon AI PRO R9700", gfx_target="gfx1201", vram_total=32 * GIB,
+               vram_used=400 * 1024 * 1024, edge_temp=35.0, junction_temp=37.0, mem_temp=40.0, power_w=1.0,
+               power_cap_w=300.0, power_cap_default_w=300.0, throttle_status="THROTTLED", gfx_activity=0)
+    return SimNode("r9700-ws", gpus=[g], description="R9700 idle: amd-smi THROTTLED from a TEMP_HOTSPOT bit that never clears")
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
