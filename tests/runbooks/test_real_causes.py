@@ -24,6 +24,7 @@ DECIDING = {
     "container-rootless-nogroup": "Unable to open /dev/kfd read-write: Permission denied",
     "container-kfd-einval": "Unable to open /dev/kfd read-write: Invalid argument",
     "idle-at-top-clock": "/sys/bus/pci/devices/0000:03:00.0/pp_dpm_sclk: level 7 of 8 (1630Mhz *); gpu_busy_percent: 0; power_dpm_force_performance_level: high",
+    "visibility-masks-composed": 'env: ROCR_VISIBLE_DEVICES="1"',
     "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
 }
 

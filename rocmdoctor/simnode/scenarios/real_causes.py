@@ -270,11 +270,23 @@ def throttled_bit_at_idle() -> SimNode:
     return SimNode("r9700-ws", gpus=[g], description="R9700 idle: amd-smi THROTTLED from a TEMP_HOTSPOT bit that never clears")
 
 
+def visibility_masks_composed() -> SimNode:
+    """Parsl/parsl#3858's environment on an 8-GPU node: ROCR_VISIBLE_DEVICES=1 leaves one GPU,
+    renumbered 0, and CUDA_VISIBLE_DEVICES=1 asks HIP for index 1: no GPU for PyTorch."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+
+    node = healthy()
+    node.env.update({"ROCR_VISIBLE_DEVICES": "1", "CUDA_VISIBLE_DEVICES": "1"})
+    return node
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
     ("kfd-pci-rejects-atomics", "RX 550 on a chipset root port: 'skipped device 1002:699f, PCI rejects atomics'",
      kfd_pci_rejects_atomics, "kernel_log", "pcie-atomics-unsupported"),
+    ("visibility-masks-composed", "ROCR_VISIBLE_DEVICES=1 with CUDA_VISIBLE_DEVICES=1: HIP asks for index 1 of 1 GPU",
+     visibility_masks_composed, "env", "visibility-variable-masks-gpus"),
     ("pci-bar-exhausted", "MI210: 'BAR 0: failed to assign', probe failed with error -12 (Above 4G Decoding off)",
      pci_bar_exhausted, "kernel_log", "pci-bar-space-exhausted"),
 ]
