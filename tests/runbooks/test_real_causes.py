@@ -12,7 +12,8 @@ from rocmdoctor.status import State
 CASES = [(c[0], "gpu-not-visible") for c in real_causes.GPU_NOT_VISIBLE] + \
         [(c[0], "kernel-driver-mismatch") for c in real_causes.KERNEL_DRIVER] + \
         [(c[0], "thermal-throttling") for c in real_causes.THERMAL] + \
-        [(c[0], "container-mount-failure") for c in real_causes.CONTAINER]
+        [(c[0], "container-mount-failure") for c in real_causes.CONTAINER] + \
+        [(c[0], "gpu-oom") for c in real_causes.GPU_OOM]
 
 DECIDING = {
     "kfd-asic-not-supported": "kfd kfd: amdgpu: PITCAIRN  not supported in kfd",
@@ -25,6 +26,7 @@ DECIDING = {
     "container-kfd-einval": "Unable to open /dev/kfd read-write: Invalid argument",
     "idle-at-top-clock": "/sys/bus/pci/devices/0000:03:00.0/pp_dpm_sclk: level 7 of 8 (1630Mhz *); gpu_busy_percent: 0; power_dpm_force_performance_level: high",
     "visibility-masks-composed": 'env: ROCR_VISIBLE_DEVICES="1"',
+    "apu-allocations-in-gtt": "GPU 0 has a total capacity of 15.24 GiB of which 15.09 GiB is free",
     "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
 }
 

@@ -280,6 +280,29 @@ def visibility_masks_composed() -> SimNode:
     return node
 
 
+#: PyTorch on the Strix Halo of ROCm/TheRock#1054 (verbatim): "total capacity" is the 15.24 GiB GTT pool
+PYTORCH_OOM_STRIX_HALO = (
+    "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of 15.24 GiB "
+    "of which 15.09 GiB is free. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by "
+    "PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+    "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  "
+    "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)\n")
+
+
+def apu_allocations_in_gtt() -> SimNode:
+    """Ryzen AI MAX+ 395 (gfx1151, 128 GB unified) with 96 GB carved out as VRAM: PyTorch allocates in
+    GTT, whose 15.24 GiB is all it sees (ROCm/TheRock#1054, #519)."""
+    g = SimGPU(index=0, bdf="0000:c5:00.0", device_id=0x1586, subsystem_device_id=0x1586,
+               market_name="AMD Radeon 8060S", gfx_target="gfx1151", vram_total=96 * GIB, vram_used=300 * 1024 * 1024,
+               gtt_total=int(15.24 * GIB), gtt_used=150 * 1024 * 1024, edge_temp=45.0, junction_temp=46.0,
+               power_w=12.0, power_cap_w=120.0, power_cap_default_w=120.0)
+    node = SimNode("evo-x2", gpus=[g], description="Strix Halo: 96 GB VRAM carve-out, PyTorch limited to the 15 GiB GTT")
+    node.file("/scratch/job.log", PYTORCH_OOM_STRIX_HALO)
+    # the kernel's default: ttm limits GTT to half of the RAM it sees (32 GB left beside the carve-out)
+    node.file("/sys/module/ttm/parameters/pages_limit", f"{int(15.24 * GIB) // 4096}\n", mode=0o644)
+    return node
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
@@ -295,6 +318,11 @@ KERNEL_DRIVER = [
      dkms_build_failed, "buildconsole", "dkms-build-failed", {"log": "/root/amdgpu-install.log"}),
     ("missing-dependency-module", "EC2 g4ad: amdgpu: Unknown symbol amd_iommu_* (linux-modules-extra not installed)",
      missing_dependency_module, "symbols", "missing-dependency-module"),
+]
+
+GPU_OOM = [
+    ("apu-allocations-in-gtt", "Strix Halo: 'total capacity of 15.24 GiB' (GTT) with 96 GB carved out as VRAM",
+     apu_allocations_in_gtt, "applog", "apu-allocations-in-gtt", {"log": "/scratch/job.log"}),
 ]
 
 THERMAL = [
@@ -314,5 +342,5 @@ CONTAINER = [
 ]
 
 SCENARIOS = (from_cases(GPU_NOT_VISIBLE, ("gpu-not-visible",)) + from_cases(THERMAL, ("thermal-throttling",))
-             + from_cases(CONTAINER, ("container-mount-failure",))
+             + from_cases(CONTAINER, ("container-mount-failure",)) + from_cases(GPU_OOM, ("gpu-oom",))
              + from_cases(KERNEL_DRIVER, ("kernel-driver-mismatch",)))
