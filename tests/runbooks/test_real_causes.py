@@ -27,6 +27,7 @@ DECIDING = {
     "idle-at-top-clock": "/sys/bus/pci/devices/0000:03:00.0/pp_dpm_sclk: level 7 of 8 (1630Mhz *); gpu_busy_percent: 0; power_dpm_force_performance_level: high",
     "visibility-masks-composed": 'env: ROCR_VISIBLE_DEVICES="1"',
     "apu-allocations-in-gtt": "GPU 0 has a total capacity of 15.24 GiB of which 15.09 GiB is free",
+    "igpu-first": "KFD GPU node 0: gfx1036 (integrated) at 0000:12:00.0",
     "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
 }
 

@@ -303,6 +303,20 @@ def apu_allocations_in_gtt() -> SimNode:
     return node
 
 
+def igpu_first() -> SimNode:
+    """Ryzen 7 7800X3D's iGPU (gfx1036) enumerated ahead of an RX 7900 XT (gfx1100), the setup of
+    ROCm/TheRock#3392's comments (HIP device 0 the iGPU, the dGPU device 1)."""
+    igpu = SimGPU(index=0, bdf="0000:12:00.0", device_id=0x164E, subsystem_device_id=0x164E,
+                  market_name="AMD Radeon Graphics", gfx_target="gfx1036", vram_total=512 * 1024 * 1024,
+                  vram_used=60 * 1024 * 1024, edge_temp=40.0, junction_temp=40.0, power_w=8.0,
+                  power_cap_w=65.0, power_cap_default_w=65.0)
+    dgpu = SimGPU(index=1, bdf="0000:03:00.0", device_id=0x744C, subsystem_device_id=0x0E3B,
+                  market_name="AMD Radeon RX 7900 XT", gfx_target="gfx1100", vram_total=20 * GIB,
+                  vram_used=400 * 1024 * 1024, edge_temp=38.0, junction_temp=40.0, power_w=15.0,
+                  power_cap_w=300.0, power_cap_default_w=300.0)
+    return SimNode("ws-7800x3d", gpus=[igpu, dgpu], description="iGPU (gfx1036) is HIP device 0, the RX 7900 XT device 1")
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
@@ -310,6 +324,8 @@ GPU_NOT_VISIBLE = [
      kfd_pci_rejects_atomics, "kernel_log", "pcie-atomics-unsupported"),
     ("visibility-masks-composed", "ROCR_VISIBLE_DEVICES=1 with CUDA_VISIBLE_DEVICES=1: HIP asks for index 1 of 1 GPU",
      visibility_masks_composed, "env", "visibility-variable-masks-gpus"),
+    ("igpu-first", "Ryzen iGPU (gfx1036) is HIP device 0, the RX 7900 XT (gfx1100) device 1",
+     igpu_first, "igpu", "igpu-enumerated-first"),
     ("pci-bar-exhausted", "MI210: 'BAR 0: failed to assign', probe failed with error -12 (Above 4G Decoding off)",
      pci_bar_exhausted, "kernel_log", "pci-bar-space-exhausted"),
 ]
