@@ -122,7 +122,8 @@ def test_no_gpu_node_is_quiet(tmp_path: Path) -> None:
     _, report = triage(healthy_no_gpu(), tmp_path)
     s = steps(report)
     assert s["gpus"].state == State.PASS
-    assert all(v.state == State.SKIPPED for k, v in s.items() if k != "gpus")
+    assert s["platform"].state == State.PASS and s["platform"].check.message.startswith("not WSL")
+    assert all(v.state == State.SKIPPED for k, v in s.items() if k not in ("gpus", "platform"))
     assert report.exit_status == ExitStatus.OK and diagnoses(report) == {}
 
 

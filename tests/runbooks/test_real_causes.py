@@ -28,6 +28,7 @@ DECIDING = {
     "visibility-masks-composed": 'env: ROCR_VISIBLE_DEVICES="1"',
     "apu-allocations-in-gtt": "GPU 0 has a total capacity of 15.24 GiB of which 15.09 GiB is free",
     "igpu-first": "KFD GPU node 0: gfx1036 (integrated) at 0000:12:00.0",
+    "wsl-guest": "cat /proc/sys/kernel/osrelease: 5.15.153.1-microsoft-standard-WSL2",
     "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
 }
 
@@ -103,3 +104,15 @@ def test_throttle_status_alone_is_not_thermal_throttling(tmp_path) -> None:
     assert v.state == State.PASS and "throttle_status THROTTLED on GPU 0 is unconfirmed" in v.check.message
     assert v.check.evidence[0].startswith("amd-smi metric --json: gpu 0 throttle_status THROTTLED, socket_thermal_violation_activity 0")
     assert "thermal-throttling" not in diagnoses(report) and report.exit_status == 0
+
+
+def test_builtin_amdgpu_is_healthy(tmp_path) -> None:
+    """No /proc/modules line but /sys/module/amdgpu and KFD: built in, not "not loaded"."""
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.testing.triage_helpers import diagnoses, steps, triage_node
+
+    root, report = triage_node(real_causes.builtin_amdgpu(), tmp_path, compile_plan(load_catalog(), ["gpu-not-visible"], {}))
+    assert "amdgpu" not in (root / "proc/modules").read_text()
+    assert steps(report)["module"].state == State.PASS and "built-in" in steps(report)["module"].check.message
+    assert diagnoses(report) == {} and report.exit_status == 0

@@ -317,6 +317,31 @@ def igpu_first() -> SimNode:
     return SimNode("ws-7800x3d", gpus=[igpu, dgpu], description="iGPU (gfx1036) is HIP device 0, the RX 7900 XT device 1")
 
 
+def builtin_amdgpu() -> SimNode:
+    """amdgpu compiled into the kernel (CONFIG_DRM_AMDGPU=y, as on Gentoo/Arch custom kernels): no
+    /proc/modules line, /sys/module/amdgpu and KFD present. Healthy: tools that look for the module
+    in lsmod ("ROCk module is NOT loaded") are wrong here, the node is not."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+    from rocmdoctor.simnode.system import proc_modules
+
+    node = healthy()
+    node.file("/proc/modules", proc_modules(amdgpu=False, refcnt=0), mode=0o444)
+    return node
+
+
+#: rocminfo under WSL 2 (ROCm/legacy-rocm-build#1794, first line verbatim)
+ROCMINFO_WSL = "ROCk module is NOT loaded, possibly no GPU devices\n"
+
+
+def wsl_guest() -> SimNode:
+    """Ubuntu under WSL 2 on a Radeon laptop: Microsoft's kernel, /dev/dxg, no amdgpu, no PCI GPU."""
+    node = SimNode("laptop-wsl", gpus=[], kernel="5.15.153.1-microsoft-standard-WSL2",
+                   description="WSL 2 guest: GPU through /dev/dxg, no amdgpu or /dev/kfd by design")
+    node.device("/dev/dxg", mode="666", group="root", major=10, minor=124)
+    node.command("rocminfo", "", stdout=ROCMINFO_WSL, rc=1)
+    return node
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
@@ -326,6 +351,8 @@ GPU_NOT_VISIBLE = [
      visibility_masks_composed, "env", "visibility-variable-masks-gpus"),
     ("igpu-first", "Ryzen iGPU (gfx1036) is HIP device 0, the RX 7900 XT (gfx1100) device 1",
      igpu_first, "igpu", "igpu-enumerated-first"),
+    ("wsl-guest", "WSL 2: Microsoft kernel and /dev/dxg, rocminfo 'ROCk module is NOT loaded' is expected",
+     wsl_guest, "platform", "wsl-no-amdgpu"),
     ("pci-bar-exhausted", "MI210: 'BAR 0: failed to assign', probe failed with error -12 (Above 4G Decoding off)",
      pci_bar_exhausted, "kernel_log", "pci-bar-space-exhausted"),
 ]
