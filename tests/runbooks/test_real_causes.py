@@ -116,3 +116,18 @@ def test_builtin_amdgpu_is_healthy(tmp_path) -> None:
     assert "amdgpu" not in (root / "proc/modules").read_text()
     assert steps(report)["module"].state == State.PASS and "built-in" in steps(report)["module"].check.message
     assert diagnoses(report) == {} and report.exit_status == 0
+
+
+def test_optional_firmware_is_informational(tmp_path) -> None:
+    """ROCm/legacy-rocm-build#912: a missing trusted-application blob with the GPUs up is never CRITICAL."""
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.testing.triage_helpers import steps, triage_node
+
+    _, report = triage_node(real_causes.optional_firmware_missing(), tmp_path,
+                            compile_plan(load_catalog(), ["kernel-driver-mismatch", "gpu-not-visible"], {}))
+    fw = [s for rb in report.runbooks for s in rb.steps if s.step_id == "firmware"][0]
+    assert fw.state in (State.PASS, State.WARN) and "vega20_ta.bin" in fw.check.message
+    assert report.exit_status < 2
+    assert all(s.state != State.FAIL for rb in report.runbooks for s in rb.steps), \
+        [(s.step_id, s.check.message) for rb in report.runbooks for s in rb.steps if s.state == State.FAIL]

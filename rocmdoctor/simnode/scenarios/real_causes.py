@@ -342,6 +342,21 @@ def wsl_guest() -> SimNode:
     return node
 
 
+#: ROCm/legacy-rocm-build#912 (2x Radeon VII), verbatim: the TA blob is optional, the GPU initialises
+OPTIONAL_TA_LINES = ["amdgpu 0000:19:00.0: Direct firmware load for amdgpu/vega20_ta.bin failed with error -2",
+                     'amdgpu 0000:19:00.0: psp v11.0: Failed to load firmware "amdgpu/vega20_ta.bin"']
+
+
+def optional_firmware_missing() -> SimNode:
+    """Two Radeon VII (gfx906) that initialise although amdgpu/vega20_ta.bin is missing: informational."""
+    gpus = [SimGPU(index=i, bdf=bdf, device_id=0x66AF, subsystem_device_id=0x081E, market_name="Radeon VII",
+                   gfx_target="gfx906", vram_total=16 * GIB, vram_used=200 * 1024 * 1024, edge_temp=35.0,
+                   junction_temp=37.0, power_w=25.0, power_cap_w=250.0, power_cap_default_w=250.0)
+            for i, bdf in enumerate(("0000:19:00.0", "0000:1a:00.0"))]
+    node = SimNode("radeon-vii-x2", gpus=gpus, description="vega20_ta.bin missing, both GPUs initialised")
+    return node.add_kernel_log([(3.353884, OPTIONAL_TA_LINES[0]), (3.353886, OPTIONAL_TA_LINES[1])])
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
