@@ -1,24 +1,24 @@
-"""Hostlist expressions as Slurm and ClusterShell write them, and folding back.
+"""Hostlist expressions as Slurm and ClusterShell write them, and folding back, on ClusterShell's NodeSet.
 
-`node[001-168]`, `gpu[01-04,07]-ib`, `rack[1-2]-n[01-03]` (several brackets:
-the cartesian product, leftmost slowest, as ClusterShell expands them),
-`n[1-9/2]` (a step, ClusterShell syntax) and comma lists at the top level
-(`a,b[1-2],c`). Zero padding follows the width of the range's lower bound,
-like both tools. Expansion is capped so a typo such as `n[1-99999999]` is a
-clear error instead of an out-of-memory.
+`node[001-168]`, `gpu[01-04,07]-ib`, `rack[1-2]-n[01-03]` (several brackets), `n[1-9/2]`
+(steps), comma lists at the top level (`a,b[1-2],c`), ClusterShell's set operators
+(`node[001-168]!node[005-010]` excludes, `&` intersects, `^` xors) and `@group` names
+resolved by ClusterShell's own groups configuration (/etc/clustershell/groups.conf,
+groups.d/*.yaml), so a sweep names nodes exactly as `clush -w` does. Expansion is capped so a
+typo such as `n[1-99999999]` is a clear error, not an out-of-memory: NodeSet counts without
+expanding.
+
+Order: the top-level comma parts keep the order written; inside one part NodeSet's order
+(sorted by pattern and index), as clush prints them.
 """
 
 from __future__ import annotations
 
-import itertools
-import re
 from typing import Iterable
 
 from rocmdoctor.errors import RocmdoctorError
 
 MAX_HOSTS = 100_000
-_RANGE = re.compile(r"^(\d+)(?:-(\d+)(?:/(\d+))?)?$")
-_SPLIT = re.compile(r"^(.*?)(\d+)(\D*)$")
 
 
 class HostlistError(RocmdoctorError):
@@ -42,62 +42,32 @@ def split_top_level(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def _expand_range(expr: str, body: str) -> list[str]:
-    out: list[str] = []
-    for item in body.split(","):
-        item = item.strip()
-        m = _RANGE.match(item)
-        if not m:
-            raise HostlistError(f"hostlist {expr!r}: bad range {item!r}",
-                                "write ranges as [01-04,07] or [1-9/2] (digits only)")
-        lo_s, hi_s, step_s = m.groups()
-        if hi_s is None:
-            out.append(lo_s)
-            continue
-        lo, hi, step = int(lo_s), int(hi_s), int(step_s or 1)
-        if hi < lo or step < 1:
-            raise HostlistError(f"hostlist {expr!r}: empty range {item!r}", "the first number must be <= the second")
-        if (hi - lo) // step + 1 > MAX_HOSTS:
-            raise HostlistError(f"hostlist {expr!r}: range {item!r} has more than {MAX_HOSTS} hosts",
-                                "split the sweep or fix the typo")
-        width = len(lo_s) if lo_s.startswith("0") and len(lo_s) > 1 else 0
-        out.extend(str(n).zfill(width) for n in range(lo, hi + 1, step))
-    return out
+def _nodeset(expr: str, part: str):  # type: ignore[no-untyped-def]
+    from ClusterShell.NodeSet import NodeSet, NodeSetParseError
+    from ClusterShell.NodeUtils import GroupResolverError
+
+    if any(c.isspace() for c in part):
+        raise HostlistError(f"hostlist {expr!r}: blank in a host name", "remove stray spaces")
+    try:
+        ns = NodeSet(part)
+    except NodeSetParseError as exc:
+        raise HostlistError(f"hostlist {expr!r}: {exc}",
+                            "write ranges as node[01-04,07] or n[1-9/2]; exclude with node[1-9]!node5") from None
+    except GroupResolverError as exc:
+        raise HostlistError(f"hostlist {expr!r}: {exc}",
+                            "define the group in /etc/clustershell/groups.d/*.yaml (see `nodeset -LL`)") from None
+    if "@" in part and len(ns) == 0:
+        raise HostlistError(f"hostlist {expr!r}: group {part!r} is empty or not defined in ClusterShell's groups",
+                            "define it in /etc/clustershell/groups.d/*.yaml; `nodeset -LL` lists the known groups")
+    if len(ns) > MAX_HOSTS:
+        raise HostlistError(f"hostlist {expr!r} expands to {len(ns)} hosts (limit {MAX_HOSTS})",
+                            "split the sweep or fix the typo")
+    return ns
 
 
 def expand_one(expr: str) -> list[str]:
-    """One expression without top-level commas -> host names, in order."""
-    pieces: list[list[str]] = []
-    pos = 0
-    while pos < len(expr):
-        start = expr.find("[", pos)
-        close = expr.find("]", pos)
-        if start < 0:
-            if close >= 0:
-                raise HostlistError(f"hostlist {expr!r}: ']' without '['", "check the brackets")
-            pieces.append([expr[pos:]])
-            break
-        if 0 <= close < start:
-            raise HostlistError(f"hostlist {expr!r}: ']' without '['", "check the brackets")
-        end = expr.find("]", start)
-        if end < 0:
-            raise HostlistError(f"hostlist {expr!r}: '[' is never closed", "add the missing ']'")
-        if "[" in expr[start + 1:end]:
-            raise HostlistError(f"hostlist {expr!r}: nested '['", "brackets cannot nest; write a[1-2]b[3-4]")
-        pieces.append([expr[pos:start]])
-        pieces.append(_expand_range(expr, expr[start + 1:end]))
-        pos = end + 1
-    total = 1
-    for p in pieces:
-        total *= len(p)
-    if total > MAX_HOSTS:
-        raise HostlistError(f"hostlist {expr!r} expands to {total} hosts (limit {MAX_HOSTS})",
-                            "split the sweep or fix the typo")
-    hosts = ["".join(combo) for combo in itertools.product(*pieces)]
-    for h in hosts:
-        if not h or any(c.isspace() for c in h):
-            raise HostlistError(f"hostlist {expr!r}: empty or blank host name", "remove stray spaces and commas")
-    return hosts
+    """One expression without top-level commas -> host names."""
+    return list(_nodeset(expr, expr))
 
 
 def expand(expr: str) -> list[str]:
@@ -106,56 +76,18 @@ def expand(expr: str) -> list[str]:
         raise HostlistError(f"hostlist {expr!r}: unbalanced brackets", "every '[' needs its ']'")
     hosts: list[str] = []
     for part in split_top_level(expr):
-        hosts.extend(expand_one(part))
+        hosts.extend(_nodeset(expr, part))
+        if len(hosts) > MAX_HOSTS:
+            raise HostlistError(f"hostlist {expr!r} expands to more than {MAX_HOSTS} hosts",
+                                "split the sweep or fix the typo")
     if not hosts:
         raise HostlistError(f"hostlist {expr!r} names no host", "e.g. node[001-168]")
     return list(dict.fromkeys(hosts))
 
 
 def fold(hosts: Iterable[str]) -> str:
-    """Hosts -> a compact expression (`node[001-003,007],login1`), for display.
+    """Hosts -> a compact expression (`node[001-003,007],login1`), for display, as `nodeset -f` folds them."""
+    from ClusterShell.NodeSet import NodeSet
 
-    Names are grouped on their LAST number (prefix, width, suffix), as
-    ClusterShell's fold does for one-dimensional sets; `expand(fold(h))`
-    gives `h` back as a set.
-    """
-    names = list(dict.fromkeys(hosts))
-    parsed = {h: _SPLIT.match(h) for h in names}
-    padded = {(m.group(1), len(m.group(2)), m.group(3)) for m in parsed.values()
-              if m and m.group(2).startswith("0") and len(m.group(2)) > 1}
-    groups: dict[tuple[str, int, str], list[int]] = {}
-    order: list[tuple[str, int, str] | str] = []
-    for h in names:
-        m = parsed[h]
-        if not m:
-            order.append(h)
-            continue
-        prefix, digits, suffix = m.groups()
-        # node10 joins node01..node09 (same width); node1 and node100 go unpadded
-        width = len(digits) if (prefix, len(digits), suffix) in padded else 0
-        key = (prefix, width, suffix)
-        if key not in groups:
-            groups[key] = []
-            order.append(key)
-        groups[key].append(int(digits))
-    out = []
-    for key in order:
-        if isinstance(key, str):
-            out.append(key)
-            continue
-        prefix, width, suffix = key
-        nums = sorted(set(groups[key]))
-        if len(nums) == 1:
-            out.append(f"{prefix}{str(nums[0]).zfill(width)}{suffix}")
-            continue
-        runs, lo, prev = [], nums[0], nums[0]
-        for n in nums[1:] + [None]:  # type: ignore[list-item]
-            if n is not None and n == prev + 1:
-                prev = n
-                continue
-            a, b = str(lo).zfill(width), str(prev).zfill(width)
-            runs.append(a if lo == prev else f"{a}-{b}")
-            if n is not None:
-                lo = prev = n
-        out.append(f"{prefix}[{','.join(runs)}]{suffix}")
-    return ",".join(out)
+    names = [h for h in dict.fromkeys(hosts) if h]
+    return str(NodeSet.fromlist(names)) if names else ""

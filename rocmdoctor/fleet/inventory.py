@@ -163,11 +163,29 @@ def load_inventory(ref: str) -> list[HostSpec]:
         raise DefinitionError(str(path), None, f"cannot read: {exc}") from None
 
 
+def _is_file_ref(ref: str) -> bool:
+    head = ref.rpartition(":")[0] if ":" in ref and not Path(ref).exists() else ref
+    return Path(ref).exists() or Path(head).is_file()
+
+
+def _is_group_name(ref: str) -> bool:
+    """`@gpu`, `@rack[1-2]`, `@slurm:gpu`: no path separator and no file extension."""
+    return "/" not in ref and not ref.endswith((".yaml", ".yml", ".txt", ".list"))
+
+
 def resolve_targets(targets: Iterable[str]) -> list[HostSpec]:
     """Sweep arguments -> hosts, in order, each once (a later mention's settings win)."""
     out: dict[str, HostSpec] = {}
     for t in targets:
-        if t.startswith("@"):
+        if t.startswith("@") and not _is_file_ref(t[1:]) and _is_group_name(t[1:]):
+            # not a file: a ClusterShell group (@gpu, @rack1, @slurm:partition), as clush -w reads it
+            try:
+                specs = [HostSpec(name=h) for h in expand(t)]
+            except HostlistError as exc:
+                raise HostlistError(f"{t}: no inventory file '{t[1:]}' and {exc.message.split(': ', 1)[-1]}",
+                                    "@FILE names a host list or YAML inventory; @GROUP a ClusterShell group "
+                                    "(/etc/clustershell/groups.d/*.yaml)") from None
+        elif t.startswith("@"):
             specs = load_inventory(t[1:])
         elif t == "local" or t.startswith("demo:"):
             specs = [HostSpec(name=t)]
