@@ -32,6 +32,8 @@ def sweep(
     rootfs: str = typer.Option("", "--rootfs", help="For `local`: read /sys, /proc, /dev, /etc under this directory."),
     sudo: bool = typer.Option(False, "--sudo", help="Run the probe with sudo -n."),
     audit_log: Optional[str] = typer.Option(None, "--audit-log", help="Audit log file (default $ROCMDOCTOR_AUDIT_LOG or the state dir)."),
+    since: Optional[str] = typer.Option(None, "--since", help="`last`: compare with the previous sweep (newly failing, recovered, fingerprint drift)."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Compare with the sweep document in FILE (written by --format json -o FILE)."),
 ) -> None:
     """Sweep many nodes with one compiled plan; exit status = worst state (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
 
@@ -47,14 +49,16 @@ def sweep(
 
     with handle_errors():
         code = _run(targets, fanout, timeout, deadline, fmt, output, ssh_config, accept_new_host_keys,
-                    tuple(runbook or ()), var, drain_on, resume, npd, tuple(path or ()), rootfs, sudo, audit_log)
+                    tuple(runbook or ()), var, drain_on, resume, npd, tuple(path or ()), rootfs, sudo, audit_log,
+                    since, baseline)
     raise typer.Exit(code)
 
 
 def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[float], fmt: str,
          output: Optional[str], ssh_config: Optional[str], accept_new: bool, runbooks: tuple[str, ...],
          var: Optional[List[str]], drain_on: Optional[str], resume: bool, npd: bool, paths: tuple[str, ...],
-         rootfs: str, sudo: bool, audit_log: Optional[str]) -> int:
+         rootfs: str, sudo: bool, audit_log: Optional[str], since: Optional[str] = None,
+         baseline: Optional[str] = None) -> int:
     from pathlib import Path
 
     from rocmdoctor.transports.audit import AuditLog
@@ -71,6 +75,12 @@ def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[flo
         raise RocmdoctorError(f"--drain-on {drain_on!r}", "use --drain-on critical (FAIL) or --drain-on warning (WARN or FAIL)")
     if ssh_config and not Path(ssh_config).is_file():
         raise RocmdoctorError(f"--ssh-config {ssh_config}: no such ssh config file", "give the path of an OpenSSH client config")
+    if since is not None and since != "last":
+        raise RocmdoctorError(f"--since {since!r}", "use --since last, or --baseline FILE for a saved sweep")
+    from rocmdoctor.fleet.changes import SweepHistory, compare, load_baseline
+
+    history = SweepHistory()
+    previous = load_baseline("last" if since else baseline, history) if (since or baseline) else None  # type: ignore[arg-type]
     user_vars = parse_vars(var)
     hosts = resolve_targets(targets)
     plans = PlanCache(None, runbooks, user_vars, paths=paths)
@@ -87,6 +97,14 @@ def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[flo
         if progress:
             progress.close()
         opener.close()
+    from dataclasses import replace
+
+    from rocmdoctor.fleet.outputs.json_doc import sweep_doc
+
+    doc = sweep_doc(result)
+    if previous is not None:
+        result = replace(result, changes=compare(previous[0], previous[1], doc))
+    history.save(doc)   # every sweep is kept (the newest 50), so the next one can say what changed
     if drain_on or resume:
         _slurm(result, hosts, drain_on, resume, audit)
     if npd:

@@ -24,6 +24,9 @@ class Plan:
     vars: dict[str, Any]
     #: job logs given with --log: read in the same probe, matched against `signatures`
     logs: tuple[str, ...] = ()
+    #: the check whose `fingerprint` output describes the node (kernel, ROCm, GPUs...): read in
+    #: every probe so a sweep can group failing hosts by what they run (fleet/cohorts.py)
+    fingerprint: str | None = None
     signatures: tuple[SignatureDef, ...] = ()
     #: runbooks not asked for, evaluated only when a log's signature routes to them
     #: (their evidence is in the same probe, so routing costs no second round trip)
@@ -78,6 +81,9 @@ def log_paths(vars: dict[str, Any]) -> tuple[str, ...]:
     return (str(vars["log"]),) if vars.get("log") else ()
 
 
+FINGERPRINT_CHECK = "node.fingerprint"
+
+
 def compile_plan(catalog: Catalog, runbook_ids: Iterable[str] = (), user_vars: dict[str, Any] | None = None) -> Plan:
     runbooks = tuple(catalog.select(runbook_ids))
     logs = log_paths(user_vars or {})
@@ -90,12 +96,15 @@ def compile_plan(catalog: Catalog, runbook_ids: Iterable[str] = (), user_vars: d
         for rem in rb.remediations.values():
             if rem.verify:
                 used[rem.verify] = catalog.checks[rem.verify]
+    fingerprint = FINGERPRINT_CHECK if FINGERPRINT_CHECK in catalog.checks else None
+    if fingerprint:
+        used[fingerprint] = catalog.checks[fingerprint]
     gathers = check_gathers(used.values(), vars)
     keys = {g.key for g in gathers}
     gathers += [g for g in (GatherSpec(kind="tail", target=p) for p in logs) if g.key not in keys]
     signatures = catalog.signatures if logs else tuple(s for s in catalog.signatures if s.family == "kernel")
     return Plan(runbooks=runbooks, checks=used, gathers=tuple(gathers), vars=vars, logs=logs,
-                signatures=signatures, standby=standby)
+                signatures=signatures, standby=standby, fingerprint=fingerprint)
 
 
 PLAN_CACHE_SIZE = 64

@@ -74,6 +74,8 @@ class TriageReport:
     evidence: dict[str, Evidence] = field(default_factory=dict)
     #: the runbooks evaluated again after remediations ran (None when nothing ran)
     after: tuple[RunbookReport, ...] | None = None
+    #: what the node runs (kernel, OS, amdgpu, ROCm, GPU model/count, VBIOS, DKMS): node.fingerprint
+    fingerprint: dict[str, Any] = field(default_factory=dict)
 
     @property
     def state(self) -> State:
@@ -89,7 +91,7 @@ class TriageReport:
         return {
             "host": self.host, "target": self.target, "state": self.state.value,
             "exit_status": int(self.exit_status), "duration_ms": self.duration_ms,
-            "round_trips": self.round_trips, "rocmdoctor_version": __version__,
+            "round_trips": self.round_trips, "rocmdoctor_version": __version__, "fingerprint": self.fingerprint,
             "runbooks": [rb.to_dict() for rb in self.runbooks],
             "after_remediation": [rb.to_dict() for rb in self.after] if self.after is not None else None,
             "remediations": [
@@ -146,10 +148,22 @@ def run_triage(
             after = tuple(evaluate_plan(plan, evidence, host, on_event, readings))
     report = TriageReport(host=host, target=target or host, duration_ms=int((time.monotonic() - start) * 1000),
                           round_trips=transport.round_trips, runbooks=tuple(reports),
-                          remediations=tuple(outcomes), evidence=evidence, after=after)
+                          remediations=tuple(outcomes), evidence=evidence, after=after,
+                          fingerprint=node_fingerprint(plan, evidence))
     on_event(TriageFinished(host=host, state=report.state.value, exit_status=int(report.exit_status),
                             duration_ms=report.duration_ms))
     return report
+
+
+def node_fingerprint(plan: Plan, evidence: dict[str, Evidence]) -> dict[str, Any]:
+    """The plan's fingerprint check over this evidence ({} when the catalog has none or it fails)."""
+    if not plan.fingerprint or plan.fingerprint not in plan.checks:
+        return {}
+    from rocmdoctor.engine.evaluate import evaluate_check
+
+    result = evaluate_check(plan.checks[plan.fingerprint], evidence, plan.vars)
+    fp = result.outputs.get("fingerprint")
+    return dict(fp) if isinstance(fp, dict) else {}
 
 
 def import_in_background(modules: tuple[str, ...], parsers: list[str]) -> threading.Thread:

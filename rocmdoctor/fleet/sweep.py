@@ -21,6 +21,7 @@ import queue
 import threading
 import time
 import traceback
+import functools
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
@@ -76,6 +77,8 @@ class SweepResult:
     timeout: float
     deadline: float | None
     ssh_retries: int = 0
+    #: what changed since a baseline sweep (--since last / --baseline), fleet/changes.py
+    changes: Any = None
 
     @property
     def state(self) -> State:
@@ -100,6 +103,13 @@ class SweepResult:
 
     def worst_first(self) -> list[HostResult]:
         return sorted(self.hosts, key=lambda h: (-h.state.severity, h.host))
+
+    @functools.cached_property
+    def cohorts(self) -> list[Any]:
+        """Failing hosts grouped by root cause, with what separates them (fleet/cohorts.py)."""
+        from rocmdoctor.fleet.cohorts import analyse
+
+        return analyse(self.hosts)
 
 
 def unknown(spec: HostSpec, reason: str, message: str, start: float) -> HostResult:

@@ -24,6 +24,7 @@ def host_doc(h: Any) -> dict[str, Any]:
         "checks": [{"runbook": c.runbook, "step": c.step, "check": c.check, "state": c.state.value,
                     "message": c.message} for c in h.checks],
         "diagnoses": diagnoses,
+        "fingerprint": dict(h.report.fingerprint) if h.report is not None else {},
     }
 
 
@@ -34,6 +35,8 @@ def sweep_doc(sweep: Any) -> dict[str, Any]:
         "deadline_s": sweep.deadline, "runbooks": list(sweep.runbooks), "state": sweep.state.value,
         "exit_status": int(sweep.exit_status), "counts": sweep.counts(), "unreachable": sweep.reasons(),
         "ssh_retries": sweep.ssh_retries, "hosts": [host_doc(h) for h in sweep.worst_first()],
+        "cohorts": [c.to_dict() for c in sweep.cohorts],
+        **({"changes": sweep.changes.to_dict()} if sweep.changes is not None else {}),
     }
 
 

@@ -67,6 +67,11 @@ def render_prometheus(sweep: Any, now: float | None = None) -> str:
              "State of a runbook step's check on a host: 0 pass, 1 warn, 2 fail, 3 unknown (skipped steps omitted).",
              [((("host", h.host), ("runbook", c.runbook), ("step", c.step), ("check", c.check)), _value(c.state))
               for h in hosts for c in h.checks if c.state != State.SKIPPED])
+    w.family("node_info", "gauge",
+             "What the host runs (node.fingerprint): kernel, OS, amdgpu driver, ROCm, GPU model and count, VBIOS; value 1.",
+             [((("host", h.host), *((k, str(v) if v is not None else "") for k, v in sorted(h.report.fingerprint.items())
+                                   if k != "dkms")), 1)
+              for h in hosts if h.report is not None and h.report.fingerprint])
     from rocmdoctor.fleet.outputs.gpu_metrics import write_gpu_families
 
     write_gpu_families(w, hosts)

@@ -42,4 +42,13 @@ def render_table(sweep: Any) -> str:
     reasons = sweep.reasons()
     if reasons:
         lines.append("unreachable: " + ", ".join(f"{n} {r}" for r, n in reasons.items()))
+    from rocmdoctor.fleet.cohorts import render_cohorts
+
+    cohorts = render_cohorts(sweep.cohorts)
+    if cohorts:
+        lines.extend(cohorts.splitlines())
+    if sweep.changes is not None:
+        from rocmdoctor.fleet.changes import render_changes
+
+        lines.extend(render_changes(sweep.changes).splitlines())
     return "\n".join(line.rstrip() for line in lines) + "\n"
