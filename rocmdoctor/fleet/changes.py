@@ -144,8 +144,15 @@ def render_changes(c: Changes) -> str:
     if c.recovered:
         lines.append(f"  recovered: {len(c.recovered)} host(s) {fold(x.host for x in c.recovered)}")
     if c.drifted:
+        from rocmdoctor.fleet.cohorts import ATTRIBUTES
+
         moves = Counter((a, str(b), str(d)) for x in c.drifted for a, b, d in x.drift)
-        for (attr, b, d), n in moves.most_common(5):
+        order = list(ATTRIBUTES)
+        # a value that moved (kernel 6.8 -> 5.15) before one that appeared or vanished (a consequence:
+        # no driver, no version), then the usual trigger order (kernel, ROCm, amdgpu, ...)
+        ranked = sorted(moves.items(), key=lambda kv: ("None" in kv[0][1:], order.index(kv[0][0]) if kv[0][0] in order
+                                                         else len(order), -kv[1]))
+        for (attr, b, d), n in ranked[:5]:
             hosts = [x.host for x in c.drifted if any(t == (attr, b, d) for t in ((a, str(bb), str(dd)) for a, bb, dd in x.drift))]
             lines.append(f"  drift: {attr} {b} -> {d} on {n} host(s) {fold(hosts)}")
     if c.new_hosts:
