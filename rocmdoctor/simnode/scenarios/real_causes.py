@@ -11,12 +11,9 @@ rocminfo, an install log), on a machine like the reporter's.
   6.12.12-2164967.24.04 fails to build for it; the apt console log is ROCm/amdgpu#192's;
 - pci-bar-space-exhausted: BAR lines of ROCm/legacy-rocm-build#1541 and the probe failure
   (-12) of ROCm/rocm-install-on-linux#615 on one MI210;
-- fan-curve-too-quiet: rocm-smi of a Vega Frontier Edition at 94.0c with Fan 40.0% under
-  hipCaffe (ROCm/legacy-rocm-build#196);
-- rootless-gid-not-mapped / kfd-open-invalid-argument: rocminfo's own words in a rootless podman
-  container (Firstbober/rocm-pytorch-gfx803-docker#4) and an unprivileged Proxmox LXC
-  (ROCm/legacy-rocm-build#5379); the LXC is told by /run/systemd/container (`lxc`), which systemd
-  writes in a container (systemd's Container Interface);
+- visibility masks that compose to nothing (Parsl/parsl#3858), an iGPU enumerated first
+  (ROCm/TheRock#3392), WSL 2 (ROCm/ROCm#1794), a built-in amdgpu, optional firmware (#912);
+- the thermal, container and APU-memory nodes live in real_causes_ops.py and are registered here;
 - missing-dependency-module: EC2 g4ad (Radeon Pro V520) on Ubuntu 18.04 without
   linux-modules-extra: the five `amdgpu: Unknown symbol amd_iommu_* (err -2)` lines of
   awsdocs/amazon-ec2-user-guide#152; modprobe's message is kmod's strerror for ENOENT.
@@ -29,6 +26,10 @@ from rocmdoctor.simnode.node import SimNode
 from rocmdoctor.simnode.scenarios import from_cases
 from rocmdoctor.simnode.scenarios.gpu_not_visible import _set_klog
 from rocmdoctor.simnode.tools import amdgpu_init_lines
+from rocmdoctor.simnode.scenarios.real_causes_ops import (  # noqa: F401 - re-exported for tests and demos
+    apu_allocations_in_gtt, container_host_driver_missing, fan_curve_too_quiet, idle_at_top_clock,
+    kfd_open_invalid_argument, rootless_gid_not_mapped, throttled_bit_at_idle,
+)
 
 #: rocminfo on the Pitcairn machine (ROCm/legacy-rocm-build#2232, verbatim)
 ROCMINFO_PITCAIRN = """ROCk module is loaded
@@ -155,121 +156,6 @@ def pci_bar_exhausted() -> SimNode:
     return node
 
 
-#: rocm-smi on a Vega Frontier Edition under hipCaffe training (ROCm/legacy-rocm-build#196, verbatim)
-ROCM_SMI_VEGA_FE_94C = """====================    ROCm System Management Interface    ====================
-================================================================================
- GPU  DID    Temp     AvgPwr   SCLK     MCLK     Fan      Perf    OverDrive  ECC
-  0   6863   94.0c    195.0W   1528Mhz  945Mhz   40.0%    auto      0%       N/A      
-================================================================================
-====================           End of ROCm SMI Log          ====================
-"""
-
-
-def fan_curve_too_quiet() -> SimNode:
-    """Vega FE at 94 C under compute load with the firmware's quiet fan curve holding 40 %."""
-    g = SimGPU(index=0, bdf="0000:03:00.0", device_id=0x6863, subsystem_device_id=0x6B76,
-               market_name="Radeon Vega Frontier Edition", gfx_target="gfx900", vram_total=16 * GIB,
-               vram_used=6 * GIB, edge_temp=94.0, junction_temp=94.0, mem_temp=88.0, power_w=195.0,
-               power_cap_w=220.0, power_cap_default_w=220.0, sclk_mhz=1528, sclk_max_mhz=1600, mclk_mhz=945, gfx_activity=100)
-    node = SimNode("vega-fe-ws", gpus=[g], kernel="4.13.0-21-generic", rocm_version="1.6.148",
-                   description="Vega FE at 94 C with its fan held at 40 % by the firmware's quiet curve")
-    node.command("rocm-smi", "", stdout=ROCM_SMI_VEGA_FE_94C)
-    node.remove_tool("amd-smi").remove_tool("sensors")
-    return node
-
-
-#: rocminfo in a rootless podman container (Firstbober/rocm-pytorch-gfx803-docker#4, verbatim)
-ROCMINFO_NOGROUP = """ROCk module is loaded
-Unable to open /dev/kfd read-write: Permission denied
-root is not member of "nogroup" group, the default DRM access group. Users must be a member of the "nogroup" group or another DRM access group in order for ROCm applications to run successfully.
-"""
-
-#: rocminfo in an unprivileged Proxmox LXC (ROCm/legacy-rocm-build#5379, verbatim)
-ROCMINFO_EINVAL = """ROCk module is loaded
-Unable to open /dev/kfd read-write: Invalid argument
-root is member of render group
-"""
-
-NOGROUP_GID = 65534   # the overflow gid a user namespace shows for unmapped host groups
-
-
-def rootless_gid_not_mapped() -> SimNode:
-    """Rootless podman: the host's render/video gids are not mapped into the user namespace, so the
-    device nodes show the overflow group `nogroup` and open() is refused."""
-    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
-
-    node = healthy()
-    node.file("/run/.containerenv", "", mode=0o644)
-    node.device("/dev/kfd", mode="660", group=NOGROUP_GID, major=511)
-    for g in node.gpus:
-        node.device(f"/dev/dri/renderD{g.render_minor}", mode="660", group=NOGROUP_GID, major=226, minor=g.render_minor)
-    node.command("rocminfo", "", stdout=ROCMINFO_NOGROUP, rc=1)
-    return node
-
-
-def kfd_open_invalid_argument() -> SimNode:
-    """Unprivileged LXC: the device nodes are bind-mounted and the user is in render, but the
-    container's device cgroup does not allow the KFD char device: open() fails with EINVAL."""
-    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
-
-    node = healthy()
-    node.file("/run/systemd/container", "lxc\n", mode=0o444)   # systemd's Container Interface
-    node.command("rocminfo", "", stdout=ROCMINFO_EINVAL, rc=1)
-    return node
-
-
-def container_host_driver_missing() -> SimNode:
-    """Inside a container on a host whose amdgpu is not loaded: the kernel the container shares
-    has no amdgpu and no KFD, so no run line can give it a GPU."""
-    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
-
-    node = healthy().unload_amdgpu()
-    node.file("/.dockerenv", "", mode=0o755)
-    return node
-
-
-#: RX Vega's eight shader-clock levels as its pp_dpm_sclk prints them (public issue threads quoting
-#: `cat /sys/class/drm/card0/device/pp_dpm_sclk` on RX Vega: 852 ... 1630 MHz)
-VEGA10_SCLK_LEVELS = (852, 991, 1084, 1138, 1200, 1401, 1536, 1630)
-
-
-def idle_at_top_clock(level: str = "high") -> SimNode:
-    """RX Vega idle (0 % busy) held at its top shader-clock level 1630 MHz, 79 C at 31 W, the state
-    ROCm/legacy-rocm-build#403 reported; here with the level forced to `high` by a tuning script."""
-    g = SimGPU(index=0, bdf="0000:03:00.0", device_id=0x687F, subsystem_device_id=0x0B36,
-               market_name="Radeon RX Vega", gfx_target="gfx900", vram_total=8 * GIB, vram_used=300 * 1024 * 1024,
-               edge_temp=79.0, junction_temp=81.0, mem_temp=74.0, power_w=31.0, power_cap_w=220.0,
-               power_cap_default_w=220.0, sclk_levels=VEGA10_SCLK_LEVELS, sclk_mhz=1630, sclk_max_mhz=1630,
-               mclk_mhz=945, gfx_activity=0, perf_level=level)
-    node = SimNode("vega-ws", gpus=[g], description="RX Vega idle at its top clock level (performance level forced to high)")
-    return node.remove_tool("sensors").remove_tool("rocm-smi").stub("amd-smi", AMD_SMI_PERF_LEVEL_STUB)
-
-
-#: amd-smi whose `set --perf-level AUTO -g BDF` does what the driver does: `auto` in
-#: power_dpm_force_performance_level, and an idle GPU drops to its lowest shader-clock level
-AMD_SMI_PERF_LEVEL_STUB = r"""
-case "$*" in
-'set --perf-level AUTO -g '*)
-  d="$R/sys/bus/pci/devices/$5"
-  [ -f "$d/power_dpm_force_performance_level" ] || { echo "AMDSMI_STATUS_INVAL - Invalid parameters: GPU $5 not found" >&2; exit 1; }
-  echo auto > "$d/power_dpm_force_performance_level"
-  sed -e 's/ \*$/ /' -e '1s/ $/ */' "$d/pp_dpm_sclk" > "$d/pp_dpm_sclk.new" && cat "$d/pp_dpm_sclk.new" > "$d/pp_dpm_sclk" && rm -f "$d/pp_dpm_sclk.new"
-  exit 0 ;;
-*) echo "amd-smi: this simulated node answers only 'set --perf-level AUTO -g BDF'" >&2; exit 2 ;;
-esac
-"""
-
-
-def throttled_bit_at_idle() -> SimNode:
-    """Radeon AI PRO R9700 (Navi 48) idle at 37 C and 1 W: amd-smi says THROTTLED because the
-    firmware never clears TEMP_HOTSPOT (ROCm/rocm-systems#11781); no violation residency."""
-    g = SimGPU(index=0, bdf="0000:03:00.0", device_id=0x7551, subsystem_device_id=0x7551,
-               market_name="AMD Radeon AI PRO R9700", gfx_target="gfx1201", vram_total=32 * GIB,
-               vram_used=400 * 1024 * 1024, edge_temp=35.0, junction_temp=37.0, mem_temp=40.0, power_w=1.0,
-               power_cap_w=300.0, power_cap_default_w=300.0, throttle_status="THROTTLED", gfx_activity=0)
-    return SimNode("r9700-ws", gpus=[g], description="R9700 idle: amd-smi THROTTLED from a TEMP_HOTSPOT bit that never clears")
-
-
 def visibility_masks_composed() -> SimNode:
     """Parsl/parsl#3858's environment on an 8-GPU node: ROCR_VISIBLE_DEVICES=1 leaves one GPU,
     renumbered 0, and CUDA_VISIBLE_DEVICES=1 asks HIP for index 1: no GPU for PyTorch."""
@@ -277,29 +163,6 @@ def visibility_masks_composed() -> SimNode:
 
     node = healthy()
     node.env.update({"ROCR_VISIBLE_DEVICES": "1", "CUDA_VISIBLE_DEVICES": "1"})
-    return node
-
-
-#: PyTorch on the Strix Halo of ROCm/TheRock#1054 (verbatim): "total capacity" is the 15.24 GiB GTT pool
-PYTORCH_OOM_STRIX_HALO = (
-    "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 16.00 GiB. GPU 0 has a total capacity of 15.24 GiB "
-    "of which 15.09 GiB is free. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by "
-    "PyTorch but unallocated. If reserved but unallocated memory is large try setting "
-    "PYTORCH_HIP_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  "
-    "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)\n")
-
-
-def apu_allocations_in_gtt() -> SimNode:
-    """Ryzen AI MAX+ 395 (gfx1151, 128 GB unified) with 96 GB carved out as VRAM: PyTorch allocates in
-    GTT, whose 15.24 GiB is all it sees (ROCm/TheRock#1054, #519)."""
-    g = SimGPU(index=0, bdf="0000:c5:00.0", device_id=0x1586, subsystem_device_id=0x1586,
-               market_name="AMD Radeon 8060S", gfx_target="gfx1151", vram_total=96 * GIB, vram_used=300 * 1024 * 1024,
-               gtt_total=int(15.24 * GIB), gtt_used=150 * 1024 * 1024, edge_temp=45.0, junction_temp=46.0,
-               power_w=12.0, power_cap_w=120.0, power_cap_default_w=120.0)
-    node = SimNode("evo-x2", gpus=[g], description="Strix Halo: 96 GB VRAM carve-out, PyTorch limited to the 15 GiB GTT")
-    node.file("/scratch/job.log", PYTORCH_OOM_STRIX_HALO)
-    # the kernel's default: ttm limits GTT to half of the RAM it sees (32 GB left beside the carve-out)
-    node.file("/sys/module/ttm/parameters/pages_limit", f"{int(15.24 * GIB) // 4096}\n", mode=0o644)
     return node
 
 
