@@ -161,9 +161,10 @@ def tui(
     sudo: bool = typer.Option(False, "--sudo", help="Run the probe and remediations with sudo -n."),
     incidents_dir: Optional[str] = typer.Option(None, "--incidents-dir", help=_DIR_HELP),
 ) -> None:
-    """Watch a triage live, fix with confirmation, take notes, write the postmortem.
+    """Watch a triage live, fix with confirmation, take notes, write the postmortem; or, for a hostlist or
+    @inventory, watch a sweep as a host table with its cohorts (Enter: a host's tree, d: drain a cohort).
 
-    Example: rocmdoctor tui demo:amdgpu-not-loaded
+    Examples: rocmdoctor tui demo:amdgpu-not-loaded      rocmdoctor tui 'gpu[001-168]'
     """
     from rocmdoctor.engine.core import TriageRequest
 
@@ -171,6 +172,12 @@ def tui(
         user_vars = parse_vars(var)
         if expect_gpus is not None:
             user_vars["expect_gpus"] = str(expect_gpus)
+        if _is_fleet(target):
+            from rocmdoctor.cli.fleet_tui import run_fleet_tui
+
+            run_fleet_tui(target, tuple(runbook or ()), user_vars, tuple(path or ()), ssh_config,
+                          accept_new_host_keys, sudo, incidents_dir)
+            return
         request = TriageRequest(target=target, runbooks=tuple(runbook or ()), vars=user_vars, rootfs=rootfs,
                                 paths=tuple(path or ()), ssh_config=ssh_config,
                                 accept_new_host_keys=accept_new_host_keys, sudo=sudo)
@@ -184,6 +191,11 @@ def tui(
         footer = incident_footer(session.journal)
         if footer:
             print(footer, file=sys.stderr)
+
+
+def _is_fleet(target: str) -> bool:
+    """A hostlist expression (`gpu[001-168]`, `a,b`) or an @inventory/@group opens the fleet view."""
+    return target.startswith("@") or "[" in target or "," in target
 
 
 def register(app: typer.Typer) -> None:
