@@ -9,6 +9,7 @@ table, so keys are answered while hosts are still being probed. Everything the o
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import time
@@ -28,6 +29,8 @@ from rocmdoctor.status import State
 from rocmdoctor.tui.styles import state_badge
 
 SORTS = ("state", "host", "diagnosis", "kernel")
+INBOX_PERIOD = 1.0    # seconds between folding arrived host results into the table (one render per batch)
+FILTER_DELAY = 0.15   # seconds of no typing before the filter rebuilds the rows
 COLUMNS = ("host", "state", "diagnosis", "kernel", "rocm", "gpus")
 
 
@@ -179,6 +182,9 @@ class FleetApp(App[None]):
         self.sort_key = "state"
         self.filter_text = ""
         self.phase = "sweeping"
+        self._resort_pending = False
+        self._filter_timer: Any = None
+        self._inbox: collections.deque[Any] = collections.deque()   # appended by the sweep thread
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -189,41 +195,72 @@ class FleetApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#hosts", DataTable)
+        table = self._table()
         for col in COLUMNS:
             table.add_column(col, key=col)
         table.focus()
+        self.set_interval(INBOX_PERIOD, self._empty_inbox)
         self._run_sweep()
+
+    def _empty_inbox(self) -> None:
+        if not self.is_running or not self.screen_stack:
+            return
+        while self._inbox:
+            self.on_host_done(HostDone(self._inbox.popleft()))
+        if self._resort_pending:        # one re-order per batch, not per host
+            self._resort_pending = False
+            self._sort_in_place()
 
     @work(thread=True, exclusive=True, group="sweep")
     def _run_sweep(self) -> None:
+        # Results go into an inbox the UI empties four times a second: one message per host would
+        # queue keys behind hundreds of row updates during a 1,000-host sweep.
         try:
-            result = self.session.run(lambda h: self.post_message(HostDone(h)))
+            result = self.session.run(self._inbox.append)
         except Exception as exc:  # noqa: BLE001 - shown, never a traceback over the screen
             self.post_message(SweepDone(None, f"{type(exc).__name__}: {exc}"))
             return
         self.post_message(SweepDone(result))
 
     # -- rows ---------------------------------------------------------------
+    def _base(self) -> Screen[Any]:
+        """The fleet screen itself, also while a host's tree or a confirmation is on top."""
+        return self.screen_stack[0]
+
+    def _table(self) -> DataTable[Any]:
+        return self._base().query_one("#hosts", DataTable)
+
     def _row(self, h: Any) -> tuple[Any, ...]:
         fp = getattr(h.report, "fingerprint", None) or {}
         return (h.host, state_badge(h.state, word=True), diagnosis_of(h), fp.get("kernel") or "",
                 fp.get("rocm") or "", str(fp.get("gpu_count", "")) if fp else "")
 
-    def _visible(self) -> list[Any]:
-        rows = list(self.hosts.values())
-        if self.filter_text:
-            needle = self.filter_text.lower()
-            rows = [h for h in rows if needle in " ".join([h.host, h.state.value, diagnosis_of(h),
-                                                          str((getattr(h.report, "fingerprint", None) or {}).get("kernel", ""))]).lower()]
-        key: dict[str, Callable[[Any], Any]] = {
+    def _sort_key(self) -> Callable[[Any], Any]:
+        keys: dict[str, Callable[[Any], Any]] = {
             "state": lambda h: (-h.state.severity, h.host), "host": lambda h: h.host,
             "diagnosis": lambda h: (diagnosis_of(h) == "", diagnosis_of(h), h.host),
             "kernel": lambda h: (str((getattr(h.report, "fingerprint", None) or {}).get("kernel", "")), h.host)}
-        return sorted(rows, key=key[self.sort_key])
+        return keys[self.sort_key]
+
+    def _visible(self) -> list[Any]:
+        return sorted((h for h in self.hosts.values() if self._matches(h)), key=self._sort_key())
+
+    def _sort_in_place(self) -> None:
+        """Re-order the rows the table already has (cheap: no cell is rebuilt)."""
+        key, hosts = self._sort_key(), self.hosts
+        def row_key(cells: Any) -> Any:
+            name = str(cells[0] if isinstance(cells, tuple) else cells)
+            return key(hosts[name]) if name in hosts else ("",)
+
+        selected = self._selected_host()
+        table = self._table()
+        table.sort("host", key=row_key)
+        if selected is not None and selected in table.rows:
+            table.move_cursor(row=table.get_row_index(selected))   # the cursor follows its host
+        self._subtitle()
 
     def _redraw(self) -> None:
-        table = self.query_one("#hosts", DataTable)
+        table = self._table()
         selected = self._selected_host()
         table.clear()
         for h in self._visible():
@@ -233,11 +270,14 @@ class FleetApp(App[None]):
                 table.move_cursor(row=table.get_row_index(selected))
             except Exception:  # noqa: BLE001 - filtered out: stay at the top
                 pass
+        self._subtitle()
+
+    def _subtitle(self) -> None:
         self.sub_title = (f"{len(self.hosts)} host(s), sorted by {self.sort_key}"
                           + (f", filter '{self.filter_text}'" if self.filter_text else "") + f" [{self.phase}]")
 
     def _selected_host(self) -> str | None:
-        table = self.query_one("#hosts", DataTable)
+        table = self._table()
         if table.row_count == 0:
             return None
         try:
@@ -249,13 +289,32 @@ class FleetApp(App[None]):
         """Enter on a row (the table takes the key itself): that host's triage tree."""
         self.action_open()
 
+    def _matches(self, h: Any) -> bool:
+        if not self.filter_text:
+            return True
+        fp = getattr(h.report, "fingerprint", None) or {}
+        return self.filter_text.lower() in " ".join([h.host, h.state.value, diagnosis_of(h),
+                                                     str(fp.get("kernel", ""))]).lower()
+
     def on_host_done(self, message: HostDone) -> None:
-        self.hosts[message.host.host] = message.host
-        self._redraw()
+        """Append the row now; re-sort at most twice a second: a full redraw per host would make a
+        1,000-host sweep quadratic and the keys would wait behind it."""
+        h = message.host
+        known = h.host in self.hosts
+        self.hosts[h.host] = h
+        table = self._table()
+        if self._matches(h):
+            if known and h.host in table.rows:
+                table.remove_row(h.host)
+            table.add_row(*self._row(h), key=h.host)
+        self._resort_pending = True
 
     def on_sweep_done(self, message: SweepDone) -> None:
+        if not self.screen_stack:
+            return
+        self._empty_inbox()
         self.phase = "done"
-        cohorts = self.query_one("#cohorts", Static)
+        cohorts = self._base().query_one("#cohorts", Static)
         if message.error:
             cohorts.update(Text(f"sweep failed: {message.error}", style="bold red"))
             return
@@ -268,31 +327,42 @@ class FleetApp(App[None]):
         counts = ", ".join(f"{n} {s}" for s, n in message.result.counts().items() if n)
         cohorts.update(Text(f"{len(message.result.hosts)} host(s): {counts}\n" + (text or "no cohort: nothing failed")))
         self._redraw()
-        self.query_one("#hosts", DataTable).move_cursor(row=0)   # the worst host, ready for Enter or d
+        self._table().move_cursor(row=0)   # the worst host, ready for Enter or d
 
     # -- actions ------------------------------------------------------------
     def action_sort(self) -> None:
         self.sort_key = SORTS[(SORTS.index(self.sort_key) + 1) % len(SORTS)]
-        self._redraw()
+        self._sort_in_place()
 
     def action_filter(self) -> None:
-        box = self.query_one("#filter", Input)
+        box = self._base().query_one("#filter", Input)
         box.add_class("shown")
         box.focus()
 
     def on_input_changed(self, event: Input.Changed) -> None:
+        """Rebuild the rows once typing pauses: each keystroke is echoed at once."""
         self.filter_text = event.value.strip()
-        self._redraw()
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._filter_timer = self.set_timer(FILTER_DELAY, self._apply_filter)
+
+    def _apply_filter(self) -> None:
+        self._filter_timer = None
+        if self.screen_stack:
+            self._redraw()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.query_one("#hosts", DataTable).focus()
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self._apply_filter()
+        self._table().focus()
 
     def action_clear_filter(self) -> None:
-        box = self.query_one("#filter", Input)
+        box = self._base().query_one("#filter", Input)
         box.value = ""
         box.remove_class("shown")
         self.filter_text = ""
-        self.query_one("#hosts", DataTable).focus()
+        self._table().focus()
         self._redraw()
 
     def action_open(self) -> None:
