@@ -9,6 +9,13 @@ from typing import Any
 
 def run_fleet_tui(target: str, runbooks: tuple[str, ...], user_vars: dict[str, Any], paths: tuple[str, ...],
                   ssh_config: str | None, accept_new: bool, sudo: bool, incidents_dir: str | None) -> None:
+    build_fleet_app(target, runbooks, user_vars, paths, ssh_config, accept_new, sudo, incidents_dir).run()
+
+
+def build_fleet_app(target: str, runbooks: tuple[str, ...] = (), user_vars: dict[str, Any] | None = None,
+                    paths: tuple[str, ...] = (), ssh_config: str | None = None, accept_new: bool = False,
+                    sudo: bool = False, incidents_dir: str | None = None) -> Any:
+    """The FleetApp for a hostlist/@inventory target, on the sweep core (errors raised before the screen opens)."""
     from rocmdoctor.fleet.inventory import resolve_targets
     from rocmdoctor.fleet.sweep import run_sweep
     from rocmdoctor.fleet.sweep_open import FleetOpener, PlanCache
@@ -16,7 +23,7 @@ def run_fleet_tui(target: str, runbooks: tuple[str, ...], user_vars: dict[str, A
     from rocmdoctor.transports.audit import AuditLog
 
     hosts = resolve_targets([target])                      # a bad hostlist or inventory fails here, in one line
-    plans = PlanCache(None, runbooks, user_vars, paths=paths)
+    plans = PlanCache(None, runbooks, user_vars or {}, paths=paths)
     plan = plans.default()                                  # a bad runbook too
     audit = AuditLog()
 
@@ -34,7 +41,7 @@ def run_fleet_tui(target: str, runbooks: tuple[str, ...], user_vars: dict[str, A
 
     journal_dir = incidents_dir or str(state_dir() / "fleet" / time.strftime("%Y%m%d-%H%M%S"))
     session = FleetSession(sweep, journal_dir=journal_dir, drain=lambda names, reason: drain_hosts(names, reason, audit))
-    FleetApp(session, plan).run()
+    return FleetApp(session, plan)
 
 
 def drain_hosts(names: list[str], reason: str, audit: Any) -> dict[str, str]:

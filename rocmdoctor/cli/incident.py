@@ -195,7 +195,7 @@ def tui(
 
 def _is_fleet(target: str) -> bool:
     """A hostlist expression (`gpu[001-168]`, `a,b`) or an @inventory/@group opens the fleet view."""
-    return target.startswith("@") or "[" in target or "," in target
+    return target.startswith("@") or "[" in target or "," in target   # `demo:a,demo:b` too
 
 
 def register(app: typer.Typer) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from rocmdoctor.errors import DefinitionError
-from rocmdoctor.fleet.hostlist import HostlistError, expand
+from rocmdoctor.fleet.hostlist import HostlistError, expand, split_top_level
 
 _SETTINGS = {"hostname": str, "user": str, "port": int, "jump": str, "rootfs": str, "env": dict, "vars": dict}
 
@@ -187,6 +187,8 @@ def resolve_targets(targets: Iterable[str]) -> list[HostSpec]:
                                     "(/etc/clustershell/groups.d/*.yaml)") from None
         elif t.startswith("@"):
             specs = load_inventory(t[1:])
+        elif t.startswith("demo:") and "," in t:
+            specs = [HostSpec(name=part) for part in split_top_level(t)]   # demo:a,demo:b
         elif t == "local" or t.startswith("demo:"):
             specs = [HostSpec(name=t)]
         else:

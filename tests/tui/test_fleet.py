@@ -144,3 +144,23 @@ async def test_keys_answer_while_hosts_are_in_flight(tmp_path: Path) -> None:
 def test_fleet_snapshot(snap_compare, tmp_path: Path, size) -> None:  # type: ignore[no-untyped-def]
     app = FleetApp(_session(tmp_path), _plan())
     assert snap_compare(app, run_before=_done, terminal_size=size)
+
+
+@run_async
+async def test_cli_fleet_view_on_demo_nodes_runs_the_real_sweep(tmp_path: Path) -> None:
+    """`rocmdoctor tui demo:a,demo:b` goes through the sweep core (opener, plans, probe)."""
+    from rocmdoctor.cli.fleet_tui import build_fleet_app
+    from rocmdoctor.cli.incident import _is_fleet
+
+    target = "demo:healthy-mi300x,demo:dkms-wrong-kernel"
+    assert _is_fleet(target) and not _is_fleet("demo:healthy-mi300x") and _is_fleet("gpu[001-004]")
+    app = build_fleet_app(target, ("kernel-driver-mismatch",), incidents_dir=str(tmp_path / "fleet"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        deadline = time.monotonic() + 60
+        while app.phase != "done":
+            assert time.monotonic() < deadline
+            await pilot.pause(0.1)
+        await pilot.pause()
+        assert _rows(app) == ["demo:dkms-wrong-kernel", "demo:healthy-mi300x"]
+        assert "kernel-driver-mismatch/dkms-not-built-for-kernel: 1 host(s) demo:dkms-wrong-kernel" in \
+            str(app.query_one("#cohorts").render())
