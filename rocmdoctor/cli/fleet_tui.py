@@ -9,7 +9,12 @@ from typing import Any
 
 def run_fleet_tui(target: str, runbooks: tuple[str, ...], user_vars: dict[str, Any], paths: tuple[str, ...],
                   ssh_config: str | None, accept_new: bool, sudo: bool, incidents_dir: str | None) -> None:
-    build_fleet_app(target, runbooks, user_vars, paths, ssh_config, accept_new, sudo, incidents_dir).run()
+    import sys
+
+    app = build_fleet_app(target, runbooks, user_vars, paths, ssh_config, accept_new, sudo, incidents_dir)
+    app.run()
+    print(f"fleet journal: {app.session.journal.path}"
+          + (f"; postmortem draft: {app.postmortem_path}" if app.postmortem_path else ""), file=sys.stderr)
 
 
 def build_fleet_app(target: str, runbooks: tuple[str, ...] = (), user_vars: dict[str, Any] | None = None,

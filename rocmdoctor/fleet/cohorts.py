@@ -25,6 +25,8 @@ ATTRIBUTES: dict[str, str] = {
     "dkms": "the DKMS state {v}",
     "os": "the OS release {v}",
     "vbios": "VBIOS {v}",
+    "firmware": "GPU firmware {v}",
+    "container_runtime": "container runtime {v}",
     "gpu_model": "GPU model {v}",
     "gpu_count": "{v} GPU(s) per node",
 }

@@ -170,7 +170,7 @@ class FleetApp(App[None]):
     #confirm-dialog { width: 90%; height: auto; border: thick $error; padding: 1 2; background: $surface; }
     ConfirmCohort { align: center middle; }
     """
-    BINDINGS = [Binding("q", "quit", "Quit"), Binding("s", "sort", "Sort"), Binding("/", "filter", "Filter"),
+    BINDINGS = [Binding("q", "finish", "Quit"), Binding("s", "sort", "Sort"), Binding("/", "filter", "Filter"),
                 Binding("escape", "clear_filter", "Clear", show=False), Binding("enter", "open", "Host"),
                 Binding("d", "drain", "Drain cohort")]
 
@@ -184,6 +184,7 @@ class FleetApp(App[None]):
         self.phase = "sweeping"
         self._resort_pending = False
         self._filter_timer: Any = None
+        self.postmortem_path = ""
         self._inbox: collections.deque[Any] = collections.deque()   # appended by the sweep thread
 
     def compose(self) -> ComposeResult:
@@ -330,6 +331,14 @@ class FleetApp(App[None]):
         self._table().move_cursor(row=0)   # the worst host, ready for Enter or d
 
     # -- actions ------------------------------------------------------------
+    def action_finish(self) -> None:
+        """Quit; after a finished sweep leave a postmortem draft beside the journal."""
+        if self.result is not None:
+            from rocmdoctor.incident.fleet_postmortem import write_fleet_postmortem
+
+            self.postmortem_path = str(write_fleet_postmortem(self.session.journal.path))
+        self.exit()
+
     def action_sort(self) -> None:
         self.sort_key = SORTS[(SORTS.index(self.sort_key) + 1) % len(SORTS)]
         self._sort_in_place()

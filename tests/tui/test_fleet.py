@@ -114,7 +114,12 @@ async def test_drain_a_cohort_lists_every_host_and_is_journaled(tmp_path: Path) 
         assert drained == []
         await pilot.press("d", "y")
         await pilot.pause()
+        await pilot.press("q")
     assert drained and set(drained[0][0]) == BROKEN
+    draft = Path(app.postmortem_path).read_text()
+    assert draft.startswith("# Postmortem draft: the kernel update to 6.8.0-45-generic is the likely trigger")
+    assert "drain of 4 host(s) approved by oncall: rocmdoctor: kernel-driver-mismatch/dkms-not-built-for-kernel" in draft
+    assert "- 4/4 failing hosts have kernel 6.8.0-45-generic; 0/8 healthy do" in draft
     assert drained[0][1] == "rocmdoctor: kernel-driver-mismatch/dkms-not-built-for-kernel (kernel 6.8.0-45-generic)"
     kinds = [json.loads(line)["kind"] for line in session.journal.path.read_text().splitlines()]
     assert kinds == ["sweep_started", "sweep_finished", "drain_declined", "drain_approved", "drain_done"]

@@ -70,7 +70,7 @@ def render_prometheus(sweep: Any, now: float | None = None) -> str:
     w.family("node_info", "gauge",
              "What the host runs (node.fingerprint): kernel, OS, amdgpu driver, ROCm, GPU model and count, VBIOS; value 1.",
              [((("host", h.host), *((k, str(v) if v is not None else "") for k, v in sorted(h.report.fingerprint.items())
-                                   if k != "dkms")), 1)
+                                   if k not in ("dkms", "firmware"))), 1)
               for h in hosts if h.report is not None and h.report.fingerprint])
     from rocmdoctor.fleet.outputs.gpu_metrics import write_gpu_families
 
