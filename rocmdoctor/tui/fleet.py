@@ -31,6 +31,9 @@ from rocmdoctor.tui.styles import state_badge
 SORTS = ("state", "host", "diagnosis", "kernel")
 INBOX_PERIOD = 1.0    # seconds between folding arrived host results into the table (one render per batch)
 FILTER_DELAY = 0.15   # seconds of no typing before the filter rebuilds the rows
+#: rows the table holds: the worst first in the chosen order; the rest is reached with the filter
+#: (a Textual DataTable of 1,000 rows takes ~0.1 s to re-render on a 2-core box, and keys wait)
+MAX_ROWS = 200
 COLUMNS = ("host", "state", "diagnosis", "kernel", "rocm", "gpus")
 
 
@@ -185,6 +188,7 @@ class FleetApp(App[None]):
         self._resort_pending = False
         self._filter_timer: Any = None
         self.postmortem_path = ""
+        self._hidden = 0
         self._inbox: collections.deque[Any] = collections.deque()   # appended by the sweep thread
 
     def compose(self) -> ComposeResult:
@@ -210,6 +214,13 @@ class FleetApp(App[None]):
             self.on_host_done(HostDone(self._inbox.popleft()))
         if self._resort_pending:        # one re-order per batch, not per host
             self._resort_pending = False
+            self._reorder()
+
+    def _reorder(self) -> None:
+        """Sort what is shown; when rows are held back, rebuild so the first MAX_ROWS are the right ones."""
+        if self._hidden:
+            self._redraw()
+        else:
             self._sort_in_place()
 
     @work(thread=True, exclusive=True, group="sweep")
@@ -264,7 +275,9 @@ class FleetApp(App[None]):
         table = self._table()
         selected = self._selected_host()
         table.clear()
-        for h in self._visible():
+        rows = self._visible()
+        self._hidden = max(0, len(rows) - MAX_ROWS)
+        for h in rows[:MAX_ROWS]:
             table.add_row(*self._row(h), key=h.host)
         if selected is not None and selected in self.hosts:
             try:
@@ -275,7 +288,8 @@ class FleetApp(App[None]):
 
     def _subtitle(self) -> None:
         self.sub_title = (f"{len(self.hosts)} host(s), sorted by {self.sort_key}"
-                          + (f", filter '{self.filter_text}'" if self.filter_text else "") + f" [{self.phase}]")
+                          + (f", filter '{self.filter_text}'" if self.filter_text else "")
+                          + (f", first {MAX_ROWS} shown (/ to filter)" if self._hidden else "") + f" [{self.phase}]")
 
     def _selected_host(self) -> str | None:
         table = self._table()
@@ -307,7 +321,10 @@ class FleetApp(App[None]):
         if self._matches(h):
             if known and h.host in table.rows:
                 table.remove_row(h.host)
-            table.add_row(*self._row(h), key=h.host)
+            if table.row_count < MAX_ROWS:
+                table.add_row(*self._row(h), key=h.host)
+            else:
+                self._hidden += 1
         self._resort_pending = True
 
     def on_sweep_done(self, message: SweepDone) -> None:
@@ -341,7 +358,7 @@ class FleetApp(App[None]):
 
     def action_sort(self) -> None:
         self.sort_key = SORTS[(SORTS.index(self.sort_key) + 1) % len(SORTS)]
-        self._sort_in_place()
+        self._reorder()
 
     def action_filter(self) -> None:
         box = self._base().query_one("#filter", Input)

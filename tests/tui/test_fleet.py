@@ -169,3 +169,17 @@ async def test_cli_fleet_view_on_demo_nodes_runs_the_real_sweep(tmp_path: Path) 
         assert _rows(app) == ["demo:dkms-wrong-kernel", "demo:healthy-mi300x"]
         assert "kernel-driver-mismatch/dkms-not-built-for-kernel: 1 host(s) demo:dkms-wrong-kernel" in \
             str(app.query_one("#cohorts").render())
+
+
+@run_async
+async def test_big_fleets_show_the_worst_rows_and_filter_reaches_the_rest(tmp_path: Path, monkeypatch) -> None:
+    import rocmdoctor.tui.fleet as fleet
+
+    monkeypatch.setattr(fleet, "MAX_ROWS", 5)
+    app = FleetApp(_session(tmp_path), _plan())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _done(pilot)
+        assert _rows(app) == sorted(BROKEN) + ["gpu001"]      # the 4 failing first, then one healthy
+        assert "first 5 shown (/ to filter)" in app.sub_title
+        await pilot.press("/", *"gpu012", "enter")
+        assert _rows(app) == ["gpu012"]
