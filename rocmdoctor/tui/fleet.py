@@ -217,11 +217,20 @@ class FleetApp(App[None]):
             self._reorder()
 
     def _reorder(self) -> None:
-        """Sort what is shown; when rows are held back, rebuild so the first MAX_ROWS are the right ones."""
+        """Sort what is shown; when rows are held back, first swap in the ones that now belong to the
+        first MAX_ROWS (a few rows added and removed: a full rebuild re-measures every cell)."""
         if self._hidden:
-            self._redraw()
-        else:
-            self._sort_in_place()
+            visible = self._visible()
+            want = [h.host for h in visible[:MAX_ROWS]]
+            table = self._table()
+            have = {str(k.value) for k in table.rows}
+            for name in have - set(want):
+                table.remove_row(name)
+            for name in want:
+                if name not in have:
+                    table.add_row(*self._row(self.hosts[name]), key=name)
+            self._hidden = max(0, len(visible) - MAX_ROWS)
+        self._sort_in_place()
 
     @work(thread=True, exclusive=True, group="sweep")
     def _run_sweep(self) -> None:
