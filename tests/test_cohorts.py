@@ -87,3 +87,24 @@ def test_sweep_document_with_cohorts_and_changes_matches_the_schema() -> None:
     doc["changes"] = compare("last", doc, doc).to_dict()
     schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "sweep-schema.json").read_text())
     jsonschema.validate(doc, schema)
+
+
+def test_cli_since_last_and_baseline_errors(tmp_path, capsys) -> None:
+    """Every sweep is kept; the next `--since last` reads it; a bad baseline is one clear error."""
+    import json
+
+    from rocmdoctor.cli.main import run
+
+    argv = ["sweep", "demo:healthy-mi300x", "demo:dkms-wrong-kernel", "-r", "kernel-driver-mismatch", "--format", "json"]
+    assert run([*argv, "--since", "last"]) == 2          # nothing saved yet
+    assert "--since last: no earlier sweep is saved yet" in capsys.readouterr().err
+    assert run(argv) == 2
+    first = json.loads(capsys.readouterr().out)
+    assert first["cohorts"][0]["findings"][0]["text"] == "1/1 failing hosts have kernel 6.8.0-45-generic; 0/1 healthy do"
+    assert run([*argv, "--since", "last"]) == 2
+    changes = json.loads(capsys.readouterr().out)["changes"]
+    assert changes["newly_failing"] == [] and changes["recovered"] == [] and changes["drifted"] == []
+    bad = tmp_path / "notasweep.json"
+    bad.write_text('{"schema": "something/else"}')
+    assert run([*argv, "--baseline", str(bad)]) == 2
+    assert "not a rocmdoctor.sweep/1 document" in capsys.readouterr().err
