@@ -23,18 +23,18 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
+from textual.widgets import Button, Footer, Header, Input, Label, Static
 
 from rocmdoctor.status import State
+from rocmdoctor.tui.host_table import Column, HostTable
 from rocmdoctor.tui.styles import state_badge
 
 SORTS = ("state", "host", "diagnosis", "kernel")
 INBOX_PERIOD = 1.0    # seconds between folding arrived host results into the table (one render per batch)
 FILTER_DELAY = 0.15   # seconds of no typing before the filter rebuilds the rows
-#: rows the table holds: the worst first in the chosen order; the rest is reached with the filter
-#: (a Textual DataTable of 1,000 rows takes ~0.1 s to re-render on a 2-core box, and keys wait)
-MAX_ROWS = 200
-COLUMNS = ("host", "state", "diagnosis", "kernel", "rocm", "gpus")
+#: widest a column is drawn (longer values end in '…'; Enter shows the host whole)
+COLUMNS = (Column("host", 40), Column("state", 10), Column("diagnosis", 64), Column("kernel", 32),
+           Column("rocm", 12), Column("gpus", 4))
 
 
 def diagnosis_of(h: Any) -> str:
@@ -188,22 +188,19 @@ class FleetApp(App[None]):
         self._resort_pending = False
         self._filter_timer: Any = None
         self.postmortem_path = ""
-        self._hidden = 0
+        self._cell_cache: dict[str, tuple[Any, tuple[Text, ...]]] = {}
+        self._severity_cache: dict[str, tuple[Any, int]] = {}
         self._inbox: collections.deque[Any] = collections.deque()   # appended by the sweep thread
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(Text("sweeping...", style="cyan"), id="cohorts")
         yield Input(placeholder="filter: host, state, diagnosis or kernel", id="filter")
-        table: DataTable[Any] = DataTable(id="hosts", cursor_type="row", zebra_stripes=True)
-        yield table
+        yield HostTable(COLUMNS, id="hosts")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self._table()
-        for col in COLUMNS:
-            table.add_column(col, key=col)
-        table.focus()
+        self._table().focus()
         self.set_interval(INBOX_PERIOD, self._empty_inbox)
         self._run_sweep()
 
@@ -217,20 +214,12 @@ class FleetApp(App[None]):
             self._reorder()
 
     def _reorder(self) -> None:
-        """Sort what is shown; when rows are held back, first swap in the ones that now belong to the
-        first MAX_ROWS (a few rows added and removed: a full rebuild re-measures every cell)."""
-        if self._hidden:
-            visible = self._visible()
-            want = [h.host for h in visible[:MAX_ROWS]]
-            table = self._table()
-            have = {str(k.value) for k in table.rows}
-            for name in have - set(want):
-                table.remove_row(name)
-            for name in want:
-                if name not in have:
-                    table.add_row(*self._row(self.hosts[name]), key=name)
-            self._hidden = max(0, len(visible) - MAX_ROWS)
-        self._sort_in_place()
+        """Sort and filter every known host into the table: a list operation (the table renders
+        only the lines on screen), so no row cap and no incremental bookkeeping."""
+        key = self._sort_key()
+        shown = sorted((h for h in self.hosts.values() if self._matches(h)), key=key)
+        self._table().set_rows([(h.host, self._cells(h)) for h in shown])
+        self._subtitle()
 
     @work(thread=True, exclusive=True, group="sweep")
     def _run_sweep(self) -> None:
@@ -248,68 +237,51 @@ class FleetApp(App[None]):
         """The fleet screen itself, also while a host's tree or a confirmation is on top."""
         return self.screen_stack[0]
 
-    def _table(self) -> DataTable[Any]:
-        return self._base().query_one("#hosts", DataTable)
+    def _table(self) -> HostTable:
+        return self._base().query_one("#hosts", HostTable)
 
-    def _row(self, h: Any) -> tuple[Any, ...]:
+    def _cells(self, h: Any) -> tuple[Text, ...]:
+        """Built once per host result (the sort keys read the same cache)."""
+        cached = self._cell_cache.get(h.host)
+        if cached is not None and cached[0] is h:
+            return cached[1]
+        cells = self._row(h)
+        self._cell_cache[h.host] = (h, cells)
+        return cells
+
+    def _row(self, h: Any) -> tuple[Text, ...]:
         fp = getattr(h.report, "fingerprint", None) or {}
-        return (h.host, state_badge(h.state, word=True), diagnosis_of(h), fp.get("kernel") or "",
-                fp.get("rocm") or "", str(fp.get("gpu_count", "")) if fp else "")
+        # Text, not str: a str cell is parsed as markup on every measure and render (and a value
+        # from a node must never be read as markup anyway).
+        return (Text(h.host), state_badge(h.state, word=True), Text(diagnosis_of(h)),
+                Text(str(fp.get("kernel") or "")), Text(str(fp.get("rocm") or "")),
+                Text(str(fp.get("gpu_count", "")) if fp else ""))
 
     def _sort_key(self) -> Callable[[Any], Any]:
+        cells, severity = self._cells, self._severity
         keys: dict[str, Callable[[Any], Any]] = {
-            "state": lambda h: (-h.state.severity, h.host), "host": lambda h: h.host,
-            "diagnosis": lambda h: (diagnosis_of(h) == "", diagnosis_of(h), h.host),
-            "kernel": lambda h: (str((getattr(h.report, "fingerprint", None) or {}).get("kernel", "")), h.host)}
+            "state": lambda h: (-severity(h), h.host), "host": lambda h: h.host,
+            "diagnosis": lambda h: (cells(h)[2].plain == "", cells(h)[2].plain, h.host),
+            "kernel": lambda h: (cells(h)[3].plain, h.host)}
         return keys[self.sort_key]
 
-    def _visible(self) -> list[Any]:
-        return sorted((h for h in self.hosts.values() if self._matches(h)), key=self._sort_key())
-
-    def _sort_in_place(self) -> None:
-        """Re-order the rows the table already has (cheap: no cell is rebuilt)."""
-        key, hosts = self._sort_key(), self.hosts
-        def row_key(cells: Any) -> Any:
-            name = str(cells[0] if isinstance(cells, tuple) else cells)
-            return key(hosts[name]) if name in hosts else ("",)
-
-        selected = self._selected_host()
-        table = self._table()
-        table.sort("host", key=row_key)
-        if selected is not None and selected in table.rows:
-            table.move_cursor(row=table.get_row_index(selected))   # the cursor follows its host
-        self._subtitle()
-
-    def _redraw(self) -> None:
-        table = self._table()
-        selected = self._selected_host()
-        table.clear()
-        rows = self._visible()
-        self._hidden = max(0, len(rows) - MAX_ROWS)
-        for h in rows[:MAX_ROWS]:
-            table.add_row(*self._row(h), key=h.host)
-        if selected is not None and selected in self.hosts:
-            try:
-                table.move_cursor(row=table.get_row_index(selected))
-            except Exception:  # noqa: BLE001 - filtered out: stay at the top
-                pass
-        self._subtitle()
+    def _severity(self, h: Any) -> int:
+        """A host's state is derived from its steps on every access: computed once per result."""
+        cached = self._severity_cache.get(h.host)
+        if cached is None or cached[0] is not h:
+            cached = (h, h.state.severity)
+            self._severity_cache[h.host] = cached
+        return cached[1]
 
     def _subtitle(self) -> None:
         self.sub_title = (f"{len(self.hosts)} host(s), sorted by {self.sort_key}"
                           + (f", filter '{self.filter_text}'" if self.filter_text else "")
-                          + (f", first {MAX_ROWS} shown (/ to filter)" if self._hidden else "") + f" [{self.phase}]")
+                          + f" [{self.phase}]")
 
     def _selected_host(self) -> str | None:
-        table = self._table()
-        if table.row_count == 0:
-            return None
-        try:
-            return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
-        except Exception:  # noqa: BLE001
-            return None
+        return self._table().cursor_key
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_host_table_selected(self, event: HostTable.Selected) -> None:
         """Enter on a row (the table takes the key itself): that host's triage tree."""
         self.action_open()
 
@@ -321,19 +293,8 @@ class FleetApp(App[None]):
                                                      str(fp.get("kernel", ""))]).lower()
 
     def on_host_done(self, message: HostDone) -> None:
-        """Append the row now; re-sort at most twice a second: a full redraw per host would make a
-        1,000-host sweep quadratic and the keys would wait behind it."""
-        h = message.host
-        known = h.host in self.hosts
-        self.hosts[h.host] = h
-        table = self._table()
-        if self._matches(h):
-            if known and h.host in table.rows:
-                table.remove_row(h.host)
-            if table.row_count < MAX_ROWS:
-                table.add_row(*self._row(h), key=h.host)
-            else:
-                self._hidden += 1
+        """Record the result; the table is re-sorted once per inbox batch, not per host."""
+        self.hosts[message.host.host] = message.host
         self._resort_pending = True
 
     def on_sweep_done(self, message: SweepDone) -> None:
@@ -353,8 +314,8 @@ class FleetApp(App[None]):
         text = render_cohorts(message.result.cohorts, limit=5).strip("\n")
         counts = ", ".join(f"{n} {s}" for s, n in message.result.counts().items() if n)
         cohorts.update(Text(f"{len(message.result.hosts)} host(s): {counts}\n" + (text or "no cohort: nothing failed")))
-        self._redraw()
-        self._table().move_cursor(row=0)   # the worst host, ready for Enter or d
+        self._reorder()
+        self._table().action_edge(0)   # the worst host, ready for Enter or d
 
     # -- actions ------------------------------------------------------------
     def action_finish(self) -> None:
@@ -384,7 +345,7 @@ class FleetApp(App[None]):
     def _apply_filter(self) -> None:
         self._filter_timer = None
         if self.screen_stack:
-            self._redraw()
+            self._reorder()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if self._filter_timer is not None:
@@ -398,7 +359,7 @@ class FleetApp(App[None]):
         box.remove_class("shown")
         self.filter_text = ""
         self._table().focus()
-        self._redraw()
+        self._reorder()
 
     def action_open(self) -> None:
         name = self._selected_host()

@@ -64,10 +64,9 @@ async def _done(pilot) -> None:  # type: ignore[no-untyped-def]
 
 
 def _rows(app: FleetApp) -> list[str]:
-    from textual.widgets import DataTable
+    from rocmdoctor.tui.host_table import HostTable
 
-    table = app.query_one("#hosts", DataTable)
-    return [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+    return app.query_one("#hosts", HostTable).row_keys
 
 
 def run_async(fn):  # type: ignore[no-untyped-def]
@@ -172,14 +171,45 @@ async def test_cli_fleet_view_on_demo_nodes_runs_the_real_sweep(tmp_path: Path) 
 
 
 @run_async
-async def test_big_fleets_show_the_worst_rows_and_filter_reaches_the_rest(tmp_path: Path, monkeypatch) -> None:
-    import rocmdoctor.tui.fleet as fleet
+async def test_every_host_is_a_row_and_the_keys_reach_the_last(tmp_path: Path) -> None:
+    """No row cap: the table renders only the lines on screen, so all hosts are rows."""
+    from rocmdoctor.tui.host_table import HostTable
 
-    monkeypatch.setattr(fleet, "MAX_ROWS", 5)
     app = FleetApp(_session(tmp_path), _plan())
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 16)) as pilot:
         await _done(pilot)
-        assert _rows(app) == sorted(BROKEN) + ["gpu001"]      # the 4 failing first, then one healthy
-        assert "first 5 shown (/ to filter)" in app.sub_title
+        table = app.query_one("#hosts", HostTable)
+        assert table.row_count == 12 and table.cursor_key == sorted(BROKEN)[0]
+        await pilot.press("end")
+        assert table.cursor_key == "gpu012" and table.scroll_y > 0     # scrolled to keep it on screen
+        await pilot.press("home", "down", "down")
+        assert table.cursor_key == sorted(BROKEN)[2] and table.scroll_y == 0
+        await pilot.press("s")                                          # sorted by host: the cursor follows
+        assert _rows(app) == NAMES and table.cursor_key == sorted(BROKEN)[2]
         await pilot.press("/", *"gpu012", "enter")
-        assert _rows(app) == ["gpu012"]
+        assert _rows(app) == ["gpu012"] and table.cursor_key == "gpu012"
+
+
+@run_async
+async def test_host_table_draws_only_what_fits_and_cuts_long_values(tmp_path: Path) -> None:
+    from rich.text import Text
+
+    from rocmdoctor.tui.host_table import Column, HostTable
+    from textual.app import App, ComposeResult
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield HostTable([Column("host", 8), Column("diagnosis", 12)], id="t")
+
+    app = One()
+    async with app.run_test(size=(40, 6)) as pilot:
+        table = app.query_one(HostTable)
+        table.set_rows([(f"n{i}", (Text(f"n{i}"), Text("x" * 30 if i == 0 else "[bold]y"))) for i in range(5000)])
+        await pilot.pause()
+        lines = ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+        assert lines[0].startswith("host  ") and "diagnosis" in lines[0]
+        assert lines[1].startswith("n0    ") and "x" * 11 + "…" in lines[1]    # cut at its max width
+        assert "[bold]y" in lines[2]                                       # a node's text is never markup
+        table.focus()
+        await pilot.press("end")
+        assert table.cursor_key == "n4999"
