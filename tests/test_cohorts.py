@@ -108,3 +108,22 @@ def test_cli_since_last_and_baseline_errors(tmp_path, capsys) -> None:
     bad.write_text('{"schema": "something/else"}')
     assert run([*argv, "--baseline", str(bad)]) == 2
     assert "not a rocmdoctor.sweep/1 document" in capsys.readouterr().err
+
+
+def test_device_plugin_version_is_a_fingerprint_attribute() -> None:
+    """A Kubernetes node's AMD device plugin version comes from the first lines of its pod log
+    (verbatim from siderolabs/extensions#307); a cohort of nodes that all run it is named by it."""
+    from rocmdoctor.simnode.scenarios.container_mount import k8s_not_allocatable
+
+    names = NAMES[:30]
+    broken = set(names[::3])
+    sweep = fleet_results({"ok": healthy, "k8s": k8s_not_allocatable},
+                          [(n, "k8s" if n in broken else "ok") for n in names], ("container-mount-failure",),
+                          {"k8s_node": "mi300x-01"})
+    fps = {h.host: h.report.fingerprint for h in sweep.hosts}
+    assert {fps[n]["device_plugin"] for n in broken} == {"v1.25.2.7-0-g4503704"}
+    assert {fps[n]["device_plugin"] for n in set(names) - broken} == {None}   # no pod log: no plugin
+    top = sweep.cohorts[0]
+    assert (top.diagnosis, set(top.hosts)) == ("k8s-gpus-not-allocatable", broken)
+    f = next(f for f in top.findings if f.attribute == "device_plugin")
+    assert f.text == "10/10 failing hosts have device_plugin v1.25.2.7-0-g4503704; 0/20 healthy do"

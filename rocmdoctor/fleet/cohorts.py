@@ -27,6 +27,7 @@ ATTRIBUTES: dict[str, str] = {
     "vbios": "VBIOS {v}",
     "firmware": "GPU firmware {v}",
     "container_runtime": "container runtime {v}",
+    "device_plugin": "the AMD device plugin {v}",
     "gpu_model": "GPU model {v}",
     "gpu_count": "{v} GPU(s) per node",
 }

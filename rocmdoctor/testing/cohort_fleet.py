@@ -21,9 +21,10 @@ from rocmdoctor.simnode.node import SimNode, sim_transport
 
 
 def fleet_results(kinds: dict[str, Callable[[], SimNode]], assignment: list[tuple[str, str]],
-                  runbooks: tuple[str, ...] = ()) -> SweepResult:
-    """assignment: [(host name, kind)] -> a SweepResult as `rocmdoctor sweep` would return it."""
-    plan = compile_plan(load_catalog(), list(runbooks), {})
+                  runbooks: tuple[str, ...] = (), variables: dict[str, str] | None = None) -> SweepResult:
+    """assignment: [(host name, kind)] -> a SweepResult as `rocmdoctor sweep` would return it
+    (variables: as `--var`)."""
+    plan = compile_plan(load_catalog(), list(runbooks), dict(variables or {}))
     evidence = {}
     with tempfile.TemporaryDirectory() as d:
         for kind, build in kinds.items():

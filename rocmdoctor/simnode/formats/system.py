@@ -176,3 +176,27 @@ def render_kfd_properties(props: Mapping[str, int]) -> str:
 def render_link_speed(gts: float) -> str:
     """PCI `current_link_speed` (drivers/pci/pci-sysfs.c + probe.c speed strings): `32.0 GT/s PCIe`."""
     return f"{gts:.1f} GT/s PCIe\n"
+
+
+#: The AMD device plugin's first log lines (glog), as pasted in siderolabs/extensions#307
+#: (https://github.com/siderolabs/extensions/issues/307; the same lines with v1.18.1-27-g5eb0a0f
+#: and v1.25.2.7-10-g736a6ef appear in other public setups): the second names its version.
+DEVICE_PLUGIN_START = (
+    "I0127 18:29:58.101908       1 main.go:305] AMD GPU device plugin for Kubernetes",
+    "I0127 18:29:58.101961       1 main.go:305] ./k8s-device-plugin version v1.25.2.7-0-g4503704",
+    "I0127 18:29:58.101965       1 main.go:305] hwloc: _VERSION: 2.10.0, _API_VERSION: 0x00020800, "
+    "_COMPONENT_ABI: 7, Runtime: 0x00020800",
+    "I0127 18:29:58.101971       1 manager.go:42] Starting device plugin manager",
+)
+#: where the kubelet keeps that container's log: /var/log/pods/<namespace>_<pod>_<pod uid>/<container>/<restart>.log
+#: (layout as in open-telemetry's issue quoting /var/log/pods/kube-system_kube-proxy-t84bs_83c0cbc2-.../kube-proxy/0.log;
+#: DaemonSet and container names from ROCm/k8s-device-plugin k8s-ds-amdgpu-dp.yaml)
+DEVICE_PLUGIN_LOG = ("/var/log/pods/kube-system_amdgpu-device-plugin-daemonset-6h7tt_"
+                     "4f3b2d1e-9a8c-4b7d-8e6f-5a4b3c2d1e0f/amdgpu-dp-cntr/0.log")
+
+
+def render_cri_log(lines: Sequence[str], *, start: str = "2024-01-27T18:29:58.10", stream: str = "stderr") -> str:
+    """A container log as the kubelet writes it under /var/log/pods (the CRI logging format of
+    kubernetes' kubelet-cri-logging design: `<RFC3339Nano time> <stream> <F|P> <line>`, e.g.
+    `2021-01-11T17:23:43.253214031Z stderr F I0111 17:23:43.252724 1 serving.go:312] ...`)."""
+    return "".join(f"{start}{i:07d}Z {stream} F {line}\n" for i, line in enumerate(lines))

@@ -83,11 +83,13 @@ def inspect_seccomp_default() -> SimNode:
 
 def k8s_not_allocatable() -> SimNode:
     """The device plugin reports every GPU unhealthy: amd.com/gpu capacity 8, allocatable 0."""
-    from rocmdoctor.simnode.formats.system import render_kubectl_node
+    from rocmdoctor.simnode.formats.system import (DEVICE_PLUGIN_LOG, DEVICE_PLUGIN_START, render_cri_log,
+                                                   render_kubectl_node)
 
     node = healthy()
     node.command("kubectl", f"get node {node.name} -o json",
                  stdout=render_kubectl_node(node.name, capacity_gpu=8, allocatable_gpu=0))
+    node.file(DEVICE_PLUGIN_LOG, render_cri_log(DEVICE_PLUGIN_START))   # the fingerprint reads its version
     return node
 
 
