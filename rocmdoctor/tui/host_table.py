@@ -66,6 +66,7 @@ class HostTable(ScrollView, can_focus=True):
         self._keys: list[str] = []
         self._rows: list[tuple[Text, ...]] = []
         self._widths = [cell_len(c.key) for c in self.columns]
+        self._measured: dict[str, tuple[tuple[Text, ...], tuple[int, ...]]] = {}
 
     # -- data -----------------------------------------------------------------
     @property
@@ -86,13 +87,20 @@ class HostTable(ScrollView, can_focus=True):
         self._keys = [k for k, _ in rows]
         self._rows = [cells for _, cells in rows]
         widths = [cell_len(c.key) for c in self.columns]
-        for cells in self._rows:
-            for i, cell in enumerate(cells):
-                w = cell_len(cell.plain)
+        measured, cache = {}, self._measured
+        for key, cells in rows:
+            hit = cache.get(key)
+            if hit is None or hit[0] is not cells:        # a row's cells are measured once
+                hit = (cells, tuple(cell_len(cell.plain) for cell in cells))
+            measured[key] = hit
+            for i, w in enumerate(hit[1]):
                 if w > widths[i]:
                     widths[i] = w
+        self._measured = measured
         self._widths = [min(w, c.max_width) for w, c in zip(widths, self.columns)]
-        self.virtual_size = Size(sum(self._widths) + GAP * len(self._widths), len(self._keys) + 1)
+        size = Size(sum(self._widths) + GAP * len(self._widths), len(self._keys) + 1)
+        if size != self.virtual_size:      # a new size re-lays out the whole screen: only when it changed
+            self.virtual_size = size
         row = self._keys.index(selected) if selected in self._keys else 0
         self.cursor_row = min(row, max(0, len(self._keys) - 1))
         self.refresh()
