@@ -147,6 +147,10 @@ class SSHContext:
             sock = socket.create_connection((s.hostname, s.port), timeout=timeout)
         except OSError as exc:
             raise classify(s.alias, exc, timeout, where=f"{s.hostname}:{s.port}") from None
+        except UnicodeError:    # the resolver's IDNA step: an empty label or one over 63 characters
+            raise HostUnreachable(s.alias, f"{s.hostname!r} is not a valid host name (an empty label or one "
+                                  "longer than 63 characters)", "check the host name; a bundle is a path "
+                                  "that exists (`rocmdoctor triage --from DIR`)", reason="dns") from None
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return sock
 

@@ -82,6 +82,7 @@ def ssh_bed(tmp_path_factory: pytest.TempPathFactory) -> SSHBed:
         bed.alias("jumped", "127.0.0.3", ProxyJump="node001"),
         bed.alias("jump-to-closed", "127.0.0.3", bed.closed_port, ProxyJump="node001"),
         bed.alias("nxdomain", "no-such-node.invalid"),   # RFC 6761: never resolves
+        bed.alias("longlabel", "n" * 70 + ".invalid"),   # the resolver's IDNA step raises UnicodeError
         bed.alias("proxycommand", "127.0.0.1", ProxyCommand="nc %h %p"),
     ]
     write_ssh_config(bed.config, aliases)

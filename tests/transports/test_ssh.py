@@ -110,6 +110,7 @@ def test_connection_killed_mid_command_is_dropped_then_reconnects(ctx, audit_log
     ("badkey", AuthFailed, "auth", 4),
     ("jump-to-closed", HostUnreachable, "refused", 4),
     ("nxdomain", HostUnreachable, "dns", 12),           # bounded by the resolver's own timeout
+    ("longlabel", HostUnreachable, "dns", 1),           # a label over 63 characters: not a traceback
     ("proxycommand", HostUnreachable, "config", 1),     # refused, never silently bypassed
 ])
 def test_faults_raise_one_line_errors_with_reason(ctx, alias, error, reason, within):
