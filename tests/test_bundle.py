@@ -173,3 +173,36 @@ def test_hand_written_bundle_with_kernel_log_and_amd_smi_only(tmp_path: Path) ->
     assert unknown and all("not in bundle" in s.check.message for s in unknown)
     assert not any(s.state == State.PASS and "not in bundle" in s.check.message for s in steps.values())
     assert report.exit_status in (2, 3)
+
+
+def test_pasted_ls_listing_answers_stat_gathers(tmp_path: Path) -> None:
+    """A ticket's `ls -la /dev/kfd /dev/dri*` (ROCm/legacy-rocm-build#5379) under listings/: the device
+    steps read it, a directory the listing shows is complete, one it does not show stays unknown."""
+    from rocmdoctor.evidence.probe import GatherSpec
+    from rocmdoctor.transports.replay import open_bundle
+
+    d = tmp_path / "ticket"
+    (d / "listings").mkdir(parents=True)
+    (d / "listings" / "ls-la").write_text(
+        (Path(__file__).parent / "fixtures" / "outputs" / "ls" / "ls-la-dev-kfd-dri-lxc.txt").read_text())
+    (d / "files" / "etc").mkdir(parents=True)
+    (d / "files" / "etc" / "group").write_text("root:x:0:\nvideo:x:44:\nrender:x:993:\n")
+    t = open_bundle(str(d))
+    kfd = t.evidence_for(GatherSpec("stat", "/dev/kfd"))
+    assert kfd.status == "ok" and kfd.value == {"/dev/kfd": {
+        "type": "character special file", "mode": "666", "uid": 0, "gid": 993, "group": "render", "major": 511, "minor": 0}}
+    render = t.evidence_for(GatherSpec("stat", "/dev/dri/renderD*"))
+    assert sorted(render.value) == ["/dev/dri/renderD128", "/dev/dri/renderD129"] and render.value["/dev/dri/renderD128"]["gid"] == 44
+    assert t.evidence_for(GatherSpec("stat", "/dev/dri/card*")).value == {}            # /dev/dri is listed: none
+    assert t.evidence_for(GatherSpec("stat", "/sys/class/kfd/kfd")).status == "unavailable"
+
+
+def test_probe_stat_reports_device_major_and_minor(tmp_path: Path) -> None:
+    """`stat -c %t %T` on a real character device (/dev/null is 1:3 on Linux)."""
+    from rocmdoctor.evidence.probe import GatherSpec
+    from rocmdoctor.transports.local import LocalTransport
+
+    ev = LocalTransport().collect([GatherSpec("stat", "/dev/null")])["stat:/dev/null"]
+    assert ev.status == "ok"
+    node = ev.value["/dev/null"]
+    assert node["type"] == "character special file" and (node["major"], node["minor"]) == (1, 3)

@@ -8,6 +8,7 @@ bundle", which makes a check UNKNOWN: never a pass, never a crash.
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 import re
 from typing import Any
 
@@ -18,6 +19,7 @@ from rocmdoctor.results import CommandResult, Evidence
 from rocmdoctor.transports.base import Transport
 
 NOT_IN_BUNDLE = "not in bundle"
+LISTINGS = "listings/"   # pasted `ls -l` text (hand-written bundles): answers `stat` gathers
 
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:
@@ -32,6 +34,7 @@ class ReplayTransport(Transport):
         self.bundle = bundle
         self.host = f"bundle:{bundle.host}"
         self._items = {item["key"]: item for item in bundle.manifest.get("items", []) if "key" in item}
+        self._listed: dict[str, dict[str, Any]] | None = None
 
     def _exec(self, command: str, *, timeout: float, stdin: str | None, sudo: bool) -> CommandResult:
         raise TargetError(f"{self.host}: a bundle is evidence only; nothing can run on it",
@@ -57,6 +60,10 @@ class ReplayTransport(Transport):
                 return Evidence(g.key, g.kind, g.source, "ok", found)
         elif g.kind == "stat" and item is not None:
             return Evidence(g.key, g.kind, g.source, "ok", item.get("stat", {}))
+        elif g.kind == "stat" and self._listing():
+            found = self._from_listing(str(g.target))
+            if found is not None:
+                return Evidence(g.key, g.kind, "ls -l (pasted)", "ok", found)
         elif g.kind == "command":
             d = command_dir(g.target)  # type: ignore[arg-type]
             out = b.text(f"{d}/stdout")
@@ -67,6 +74,45 @@ class ReplayTransport(Transport):
                 status = item.get("status", "ok") if item else "ok"
                 return Evidence(g.key, g.kind, g.source, status, value, item.get("reason", "") if item else "")
         return Evidence(g.key, g.kind, g.source, "unavailable", None, f"`{g.source}`: {NOT_IN_BUNDLE}")
+
+
+    def _listing(self) -> dict[str, dict[str, Any]]:
+        """Every `ls -l` paste under listings/, parsed once; a paste that is not `ls -l` is ignored."""
+        if self._listed is None:
+            from rocmdoctor.parsers import ParseError
+            from rocmdoctor.parsers.ls_long import parse_ls_long
+
+            self._listed = {}
+            for name in sorted(n for n in self.bundle.members if n.startswith(LISTINGS)):
+                try:
+                    self._listed.update(parse_ls_long(self.bundle.text(name) or ""))
+                except ParseError:
+                    continue
+        return self._listed
+
+    def _from_listing(self, pattern: str) -> dict[str, dict[str, Any]] | None:
+        """The `stat` answer for a path or glob from the pasted listings: uid/gid only where the
+        bundle can say them (root is 0; a group's gid from the bundle's /etc/group), else None.
+        None (not in bundle) when no listing shows the pattern's directory at all."""
+        rx = re.compile(_glob_regex(pattern).pattern.replace("^files/", "^", 1), re.DOTALL)
+        listed = self._listing()
+        hits = {p: e for p, e in listed.items() if rx.match(p.lstrip("/"))}
+        if not hits and not any(posixpath.dirname(p) == posixpath.dirname(pattern) for p in listed):
+            return None
+        gids = _group_gids(self.bundle.text(file_member("/etc/group")) or "")
+        return {p: {"type": e["type"], "mode": e["mode"], "uid": 0 if e["owner"] == "root" else None,
+                    "gid": gids.get(e["group"], 0 if e["group"] == "root" else None), "group": e["group"],
+                    **({"major": e["major"], "minor": e["minor"]} if "major" in e else {})}
+                for p, e in sorted(hits.items())}
+
+
+def _group_gids(etc_group: str) -> dict[str, int]:
+    out = {}
+    for line in etc_group.splitlines():
+        parts = line.split(":")
+        if len(parts) >= 3 and parts[2].isdigit():
+            out[parts[0]] = int(parts[2])
+    return out
 
 
 def open_bundle(path: str) -> ReplayTransport:
