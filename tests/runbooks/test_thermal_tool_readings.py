@@ -70,3 +70,16 @@ def test_kubectl_describe_node_text_in_a_bundle(tmp_path: Path) -> None:
     assert step.state == State.FAIL
     assert step.check.evidence == ("kubectl describe node gpu-node-1: status.allocatable has no amd.com/gpu",)
     assert "k8s-gpus-not-allocatable" in [d.diagnosis_id for d in report.runbooks[0].diagnoses]
+
+
+def test_amd_smi_monitor_in_a_ticket(tmp_path: Path) -> None:
+    """`amd-smi monitor -q` as AMD's changelog prints it: GPU_TEMP 103 °C is over the default limit,
+    MEM_TEMP 84 °C is read beside it."""
+    sample = Path(__file__).parents[1] / "fixtures" / "outputs" / "amd-smi-monitor" / "monitor-q-process-table.txt"
+    (tmp_path / "commands" / "amd-smi monitor").mkdir(parents=True)
+    (tmp_path / "commands" / "amd-smi monitor" / "stdout").write_text(sample.read_text())
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("thermal-throttling",)))
+    step = next(s for s in report.runbooks[0].steps if s.step_id == "tools")
+    assert step.state == State.FAIL
+    assert step.check.message.startswith("amd-smi monitor GPU 0 hotspot at 103 C, at or over 100.0 C")
+    assert step.check.evidence == ("amd-smi monitor GPU 0: hotspot +103 C",)
