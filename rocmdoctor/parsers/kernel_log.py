@@ -144,6 +144,14 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     # the PCI core could not place a BAR (pci/setup-res.c: "BAR %d: no space for %pR",
     # "BAR %d: failed to assign %pR"; ROCm/legacy-rocm-build#2927, #1541)
     ("pci_bar", re.compile(r"BAR (?P<bar>\d+): (?:no space for|failed to assign)")),
+    # PCIe Advanced Error Reporting (drivers/pci/pcie/aer.c: "PCIe Bus Error: severity=%s, type=%s,
+    # (%s)"; severity "Corrected"/"Uncorrected (Fatal)" before Linux 6.x, "Correctable"/
+    # "Uncorrectable (Fatal)" after; ROCm/legacy-rocm-build#32, #858); the error reached the GPU
+    # when the PCI core tells amdgpu about it ("device has no AER-aware driver"), and the link is
+    # lost when "Device recovery failed" follows
+    ("pcie_aer", re.compile(r"PCIe Bus Error: severity=(?P<severity>Correct(?:ed|able)|Uncorrect(?:ed|able) \((?:Fatal|Non-Fatal)\)), "
+                            r"type=(?P<layer>[A-Za-z ]+?),")),
+    ("pcie_aer_device", re.compile(r"device has no AER-aware driver|AER: (?P<recovery>Device recovery failed)")),
     ("ras_correctable", re.compile(r"correctable hardware errors? detected in (?P<cblock>\S+) block")),
     ("init_ok", re.compile(r"\[drm\] Initialized amdgpu |amdgpu: Topology: Add (?:dGPU|GPU) node|"
                            r"kfd kfd: (?:amdgpu: )?added device|amdgpu kernel modesetting enabled")),

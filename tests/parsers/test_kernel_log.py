@@ -129,7 +129,7 @@ def test_sequences_are_real_and_classify(name):
         assert source.startswith("https://")
         hit = classify_amdgpu_line(msg)
         kinds.append(hit[0] if hit else None)
-    assert {"ras_uncorrectable", "firmware_hang", "gpu_reset"} & set(kinds), kinds
+    assert {"ras_uncorrectable", "firmware_hang", "gpu_reset", "pcie_aer"} & set(kinds), kinds
 
 
 @pytest.mark.parametrize("line,kind", [

@@ -119,6 +119,22 @@ FAULTS: dict[str, list[tuple[str, str]]] = {
         ("pci 0000:25:00.0: BAR 7: no space for [mem size 0x00100000 64bit]",
          "https://github.com/ROCm/legacy-rocm-build/issues/2927"),
     ],
+    # PCIe AER reports (drivers/pci/pcie/aer.c): a fatal Transaction Layer error on the root port
+    # above a Fury Nano (ROCm/legacy-rocm-build#32) and above a Radeon VII (#858); the PCI core
+    # passes it on to amdgpu's device ("device has no AER-aware driver").
+    "pcie_aer": [
+        ("pcieport 0000:00:1c.4: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, id=00e4(Receiver ID)",
+         "https://github.com/ROCm/legacy-rocm-build/issues/32"),
+        ("pcieport 0000:00:03.1: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, id=0019(Receiver ID)",
+         "https://github.com/ROCm/legacy-rocm-build/issues/858"),
+        ("pcieport 0000:00:1c.4:   device [8086:a114] error status/mask=00040000/00000000",
+         "https://github.com/ROCm/legacy-rocm-build/issues/32"),
+    ],
+    "pcie_aer_device": [
+        ("amdgpu 0000:06:00.0: device has no AER-aware driver", "https://github.com/ROCm/legacy-rocm-build/issues/32"),
+        ("amdgpu 0000:0a:00.0: device has no AER-aware driver", "https://github.com/ROCm/legacy-rocm-build/issues/858"),
+        ("pcieport 0000:00:1c.4: AER: Device recovery failed", "https://github.com/ROCm/legacy-rocm-build/issues/32"),
+    ],
     # RAS counters (format strings of amdgpu_ras.c, see amdgpu-sysfs.md §10).
     "ras_uncorrectable": [
         ("amdgpu 0000:05:00.0: amdgpu: 1 uncorrectable hardware errors detected in umc block",
@@ -147,6 +163,19 @@ def messages(kind: str, bdf: str | None = None) -> list[str]:
 #: scenarios that need the sequence itself: a hang with and without recovery, a RAS interrupt
 #: followed by a reset. Verbatim from the source, BDF moved with with_bdf().
 SEQUENCES: dict[str, list[tuple[str, str]]] = {
+    # A fatal PCIe error on the root port above a GPU, passed to amdgpu, link not recovered
+    # (ROCm/legacy-rocm-build#32, Fury Nano behind a Z170 chipset port; the GPU is 0000:06:00.0).
+    "pcie_fatal_unrecovered": [(m, "https://github.com/ROCm/legacy-rocm-build/issues/32") for m in (
+        "pcieport 0000:00:1c.4: AER: Uncorrected (Fatal) error received: id=00e4",
+        "pcieport 0000:00:1c.4: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, id=00e4(Receiver ID)",
+        "pcieport 0000:00:1c.4:   device [8086:a114] error status/mask=00040000/00000000",
+        "pcieport 0000:00:1c.4:    [18] Malformed TLP          (First)",
+        "pcieport 0000:00:1c.4:   TLP Header: 6c000002 06000000 0000000f b76e6008",
+        "pcieport 0000:00:1c.4: broadcast error_detected message",
+        "amdgpu 0000:06:00.0: device has no AER-aware driver",
+        "snd_hda_intel 0000:06:00.1: device has no AER-aware driver",
+        "pcieport 0000:00:1c.4: Root Port link has been reset",
+        "pcieport 0000:00:1c.4: AER: Device recovery failed")],
     # Uncorrectable RAS interrupt and the reset it triggers: MI50 (ROCm/legacy-rocm-build#1886).
     "ras_interrupt_reset": [
         ("amdgpu 0000:e3:00.0: amdgpu: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",

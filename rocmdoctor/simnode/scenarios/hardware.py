@@ -7,7 +7,7 @@ Formats and lines with their sources:
   #1886, #4021), `hang_unrecovered` (#5724), `hang_recovered` (#5151);
 - KFD `hive_id` (kfd_topology.c, §11): 0 for a GPU that joined no XGMI hive;
 - PCIe `current_link_width` / `max_link_width` (PCI core, §8) and the AER statistics files
-  (drivers/pci/pcie/aer.c).
+  (drivers/pci/pcie/aer.c); the AER kernel report: SEQUENCES `pcie_fatal_unrecovered` (#32).
 """
 
 from __future__ import annotations
@@ -101,6 +101,16 @@ def pcie_fatal() -> SimNode:
     return node
 
 
+def pcie_fatal_in_log() -> SimNode:
+    """The kernel log's AER report of a fatal error on the port above GPU 5, passed to amdgpu, link
+    not recovered (the sysfs counters of a lost link are not there to read)."""
+    node = healthy()
+    gpu = node.gpus[5].bdf
+    lines = [m.replace("0000:06:00.0", gpu).replace("0000:06:00.1", gpu[:-1] + "1")
+             for m in sequence("pcie_fatal_unrecovered")]
+    return node.add_kernel_log(lines)
+
+
 CASES = [
     ("hw-ecc-uncorrectable", "MI300X GPU 3 with 2 uncorrectable HBM errors and the RAS interrupt in dmesg",
      ecc_uncorrectable, "ecc", "uncorrectable-ecc"),
@@ -122,6 +132,8 @@ CASES = [
      "xgmi", "xgmi-link-errors"),
     ("hw-pcie-narrow", "GPU 6 link at x8 of x16", pcie_narrow, "pcie", "pcie-link-degraded"),
     ("hw-pcie-fatal", "fatal PCIe completion timeout on GPU 2", pcie_fatal, "pcie", "pcie-errors"),
+    ("hw-pcie-fatal-aer-log", "kernel AER report: fatal error above GPU 5, link not recovered", pcie_fatal_in_log,
+     "pcie", "pcie-errors"),
 ]
 
 SCENARIOS = from_cases(CASES, (RUNBOOK,))
