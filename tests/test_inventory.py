@@ -108,3 +108,18 @@ def test_cli_bad_inventory_is_one_line_exit_2(tmp_path: Path, capsys: pytest.Cap
     p = _write(tmp_path, "bad.yaml", "hosts:\n  a: {port: x}\n")
     assert run(["sweep", f"@{p}"]) == 2
     assert f"{p}:2: 'port' must be a port number" in capsys.readouterr().err
+
+
+def test_exclude_as_clush_x() -> None:
+    """`sweep TARGETS -x EXPR`: leave hosts out (hostlist expressions, repeatable), order kept."""
+    hosts = resolve_targets(["gpu[001-010]"], ["gpu[003-005]", "gpu010"])
+    assert [h.name for h in hosts] == ["gpu001", "gpu002", "gpu006", "gpu007", "gpu008", "gpu009"]
+    with pytest.raises(HostlistError, match=r"no hosts to sweep \(all excluded by -x\)"):
+        resolve_targets(["gpu1"], ["gpu1"])
+
+
+def test_cli_sweep_exclude(capsys: pytest.CaptureFixture[str]) -> None:
+    code = run(["sweep", "demo:healthy-mi300x,demo:dkms-wrong-kernel", "-x", "demo:dkms-wrong-kernel",
+                "-r", "kernel-driver-mismatch", "--format", "json"])
+    doc = __import__("json").loads(capsys.readouterr().out)
+    assert code == 0 and [h["host"] for h in doc["hosts"]] == ["demo:healthy-mi300x"]

@@ -16,6 +16,7 @@ from rocmdoctor.cli.common import AcceptNewOpt, PathOpt, RunbookOpt, SSHConfigOp
 
 def sweep(
     targets: List[str] = typer.Argument(..., help="Hosts, hostlist expressions (node[001-168]), @FILE inventories, or `local`."),
+    exclude: Optional[List[str]] = typer.Option(None, "-x", "--exclude", help="Hosts to leave out (hostlist expression or @group; repeatable), as clush -x."),
     fanout: int = typer.Option(64, "--fanout", "-f", min=1, max=1024, help="Hosts in flight at once."),
     timeout: float = typer.Option(60.0, "--timeout", "-t", min=0.5, help="Per-host budget in seconds (connect + probe)."),
     deadline: Optional[float] = typer.Option(None, "--deadline", min=1.0, help="Whole-sweep deadline in seconds; hosts not done by then are UNKNOWN."),
@@ -41,6 +42,8 @@ def sweep(
 
       rocmdoctor sweep 'node[001-168]' --fanout 64 --timeout 30
 
+      rocmdoctor sweep @gpu -x 'node[005-010]' -x @maintenance
+
       rocmdoctor sweep @fleet.yaml:mi300x --format prometheus -o /var/lib/node_exporter/textfile/rocmdoctor.prom
 
       rocmdoctor sweep local --timeout 45 --drain-on critical --resume    (Slurm HealthCheckProgram)
@@ -50,7 +53,7 @@ def sweep(
     with handle_errors():
         code = _run(targets, fanout, timeout, deadline, fmt, output, ssh_config, accept_new_host_keys,
                     tuple(runbook or ()), var, drain_on, resume, npd, tuple(path or ()), rootfs, sudo, audit_log,
-                    since, baseline)
+                    since, baseline, tuple(exclude or ()))
     raise typer.Exit(code)
 
 
@@ -58,7 +61,7 @@ def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[flo
          output: Optional[str], ssh_config: Optional[str], accept_new: bool, runbooks: tuple[str, ...],
          var: Optional[List[str]], drain_on: Optional[str], resume: bool, npd: bool, paths: tuple[str, ...],
          rootfs: str, sudo: bool, audit_log: Optional[str], since: Optional[str] = None,
-         baseline: Optional[str] = None) -> int:
+         baseline: Optional[str] = None, exclude: tuple[str, ...] = ()) -> int:
     from pathlib import Path
 
     from rocmdoctor.transports.audit import AuditLog
@@ -82,7 +85,7 @@ def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[flo
     history = SweepHistory()
     previous = load_baseline("last" if since else baseline, history) if (since or baseline) else None  # type: ignore[arg-type]
     user_vars = parse_vars(var)
-    hosts = resolve_targets(targets)
+    hosts = resolve_targets(targets, exclude)
     plans = PlanCache(None, runbooks, user_vars, paths=paths)
     default_plan = plans.default()  # compile once up front: a bad runbook is one error, not N unknowns
     audit = AuditLog(Path(audit_log)) if audit_log else AuditLog()

@@ -173,8 +173,9 @@ def _is_group_name(ref: str) -> bool:
     return "/" not in ref and not ref.endswith((".yaml", ".yml", ".txt", ".list"))
 
 
-def resolve_targets(targets: Iterable[str]) -> list[HostSpec]:
-    """Sweep arguments -> hosts, in order, each once (a later mention's settings win)."""
+def resolve_targets(targets: Iterable[str], exclude: Iterable[str] = ()) -> list[HostSpec]:
+    """Sweep arguments -> hosts, in order, each once (a later mention's settings win); `exclude`
+    holds hostlist expressions or @groups to leave out, as `clush -x` does."""
     out: dict[str, HostSpec] = {}
     for t in targets:
         if t.startswith("@") and not _is_file_ref(t[1:]) and _is_group_name(t[1:]):
@@ -195,8 +196,12 @@ def resolve_targets(targets: Iterable[str]) -> list[HostSpec]:
             specs = [HostSpec(name=h) for h in expand(t)]
         for s in specs:
             out[s.name] = s
+    excluded = {h for x in exclude for h in expand(x)}
+    if excluded:
+        out = {name: spec for name, spec in out.items() if name not in excluded}
     if not out:
-        raise HostlistError("no hosts to sweep", "give hosts, hostlist expressions or @FILE")
+        raise HostlistError("no hosts to sweep" + (" (all excluded by -x)" if excluded else ""),
+                            "give hosts, hostlist expressions or @FILE")
     return list(out.values())
 
 
