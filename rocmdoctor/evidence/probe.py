@@ -95,6 +95,7 @@ def build_probe(gathers: list[GatherSpec] | tuple[GatherSpec, ...], *, root: str
         "# rocmdoctor probe: read-only evidence gathering, one round trip",
         f"N={nonce}",
         f"R={shlex.quote(root.rstrip('/'))}",
+        'export ROCMDOCTOR_ROOT="$R"',   # commands that read files (a gather's `sh -c`) honour --rootfs too
     ]
     for name, value in sorted((env or {}).items()):
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):

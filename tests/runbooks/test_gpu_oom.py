@@ -178,3 +178,20 @@ def test_amd_smi_timeout_is_unknown(tmp_path: Path) -> None:
     assert s.state == State.UNKNOWN and s.check.message == "amd-smi process --json: timed out after 20s"
     assert report.exit_status != ExitStatus.OK
     assert steps(report)["vram"].state == State.PASS     # sysfs evidence still judged
+
+
+def test_container_holding_vram_is_named_and_stoppable() -> None:
+    """A live holder in a docker container: /proc/PID/cgroup (real CentOS docker lines) -> docker ps name;
+    the fix on offer is `docker stop NAME` (typed approval), before killing the process."""
+    from rocmdoctor.engine.core import TriageRequest, triage_target
+
+    report = triage_target(TriageRequest(target="demo:oom-container-holder", runbooks=("gpu-oom",)))
+    (rb,) = report.runbooks
+    procs = next(s for s in rb.steps if s.step_id == "procs")
+    assert "73310 (python3, 181.0 GiB, docker container jupyter-bob)" in procs.check.message
+    assert procs.check.evidence[0].endswith("; /proc/73310/cgroup: docker 9ec39b91f3d7, docker ps: jupyter-bob")
+    d = rb.diagnoses[0]
+    assert d.diagnosis_id == "vram-held-by-unscheduled-process" and "in docker container jupyter-bob" in d.cause
+    plans = {p.remediation_id: p for p in d.remediations}
+    assert plans["stop-holder-containers"].command == "docker stop jupyter-bob"
+    assert plans["stop-holder-containers"].risk == "high"

@@ -200,3 +200,13 @@ def render_cri_log(lines: Sequence[str], *, start: str = "2024-01-27T18:29:58.10
     kubernetes' kubelet-cri-logging design: `<RFC3339Nano time> <stream> <F|P> <line>`, e.g.
     `2021-01-11T17:23:43.253214031Z stderr F I0111 17:23:43.252724 1 serving.go:312] ...`)."""
     return "".join(f"{start}{i:07d}Z {stream} F {line}\n" for i, line in enumerate(lines))
+
+
+def render_proc_cgroup_docker(container_id: str) -> str:
+    """/proc/PID/cgroup of a process in a docker container (systemd cgroup driver, cgroup v1):
+    the controller lines of NeuVector's TestDockerIDCentOS (neuvector/neuvector
+    share/system/cgroup_test.go; tests/fixtures/outputs/cgroup/centos-docker-systemd.txt), with
+    this container's id."""
+    controllers = [(10, "devices"), (9, "blkio"), (8, "memory"), (7, "freezer"), (6, "perf_event"), (5, "hugetlb"),
+                   (4, "net_cls"), (3, "cpuset"), (2, "cpuacct,cpu"), (1, "name=systemd")]
+    return "".join(f"{n}:{c}:/system.slice/docker-{container_id}.scope\n" for n, c in controllers)

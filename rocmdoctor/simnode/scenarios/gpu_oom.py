@@ -260,6 +260,23 @@ def dead_holder() -> SimNode:
     return node
 
 
+#: the container of container_holder(): the docker id of TestDockerIDCentOS (neuvector/neuvector
+#: share/system/cgroup_test.go, tests/fixtures/outputs/cgroup/centos-docker-systemd.txt)
+HOLDER_CONTAINER = "9ec39b91f3d70e1beff50a308f77067065ea6be0d91a3378375056cd4422cf3d"
+
+
+def container_holder() -> SimNode:
+    """GPU 2 nearly full, held by a live python3 that runs in a docker container left running
+    (jupyter-bob); no scheduler on the node. Its /proc/PID/cgroup is the real CentOS docker file."""
+    node = healthy()
+    pid = 73310
+    _holder(node, 2, SimProcess(pid=pid, name="python3", vram_bytes=181 * GIB, user="root"))
+    node.file(f"/proc/{pid}/cgroup", system.render_proc_cgroup_docker(HOLDER_CONTAINER))
+    node.command("docker", "ps --no-trunc --format {{.ID}} {{.Names}}", stdout=f"{HOLDER_CONTAINER} jupyter-bob\n")
+    node.remove_tool("scontrol")                     # a workstation-style node: no scheduler to ask
+    return node
+
+
 def fragmentation() -> SimNode:
     """Job log: PyTorch OOM asking 6.64 GiB with 7.10 GiB cached but unallocated (pytorch#138002, ComfyUI on ROCm)."""
     node = healthy()
@@ -292,6 +309,8 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict]] = [
      zombie_holder, "procs", "dead-process-holds-vram", {}),
     ("oom-dead-process", "GPU 1 holds 188 GiB for pid 39517, which KFD lists but ps does not",
      dead_holder, "procs", "dead-process-holds-vram", {}),
+    ("oom-container-holder", "GPU 2 nearly full, held by python3 in the docker container jupyter-bob (no scheduler)",
+     container_holder, "vram", "vram-held-by-unscheduled-process", {}),
     ("oom-fragmentation", "PyTorch HIP OOM with 203 GiB free: allocator fragmentation (use --log "
      + JOB_LOG + ")", fragmentation, "applog", "pytorch-fragmentation", {"log": JOB_LOG}),
     ("oom-job-too-big", "llama.cpp 'cudaMalloc failed: out of memory' on GPU 0, which its own job fills (use --log "
