@@ -206,3 +206,21 @@ def test_probe_stat_reports_device_major_and_minor(tmp_path: Path) -> None:
     assert ev.status == "ok"
     node = ev.value["/dev/null"]
     assert node["type"] == "character special file" and (node["major"], node["minor"]) == (1, 3)
+
+
+def test_pasted_groups_and_listing_judge_access_by_group_names(tmp_path: Path) -> None:
+    """A ticket with `groups` and `ls -la` but no `id`: access is judged by group names. The listing is
+    ROCm/legacy-rocm-build#5379's (/dev/kfd 0666, renderD* group video 0660); the groups line is
+    ROCm/ROCm-docker#116's rocm-user (sudo, video), put together here: video opens the render nodes."""
+    d = tmp_path / "ticket"
+    (d / "listings").mkdir(parents=True)
+    (d / "listings" / "ls-la").write_text(
+        (Path(__file__).parent / "fixtures" / "outputs" / "ls" / "ls-la-dev-kfd-dri-lxc.txt").read_text())
+    (d / "commands" / "groups").mkdir(parents=True)
+    (d / "commands" / "groups" / "stdout").write_text("rocm-user sudo video\n")
+    report = triage_target(TriageRequest(target="", runbooks=("gpu-not-visible",), bundle=str(d)))
+    step = next(s for rb in report.runbooks for s in rb.steps if s.check and s.check.check_id == "devices.access")
+    assert step.state == State.PASS
+    assert step.check.message.endswith("can open /dev/kfd and 2 render node(s) (groups rocm-user, sudo, video)")
+    assert step.check.evidence == ("groups: rocm-user sudo video", "/dev/kfd: mode 666 group render",
+                                   "/dev/dri/renderD128: mode 660 group video", "/dev/dri/renderD129: mode 660 group video")

@@ -67,3 +67,19 @@ def parse_etc_group(text: str) -> dict[str, dict[str, Any]]:
             raise ParseError(f"line {lineno} is not an /etc/group entry: {line[:60]!r}")
         out[parts[0]] = {"gid": int(parts[2]), "members": [m for m in parts[3].split(",") if m]}
     return out
+
+
+@parser("groups")
+def parse_groups(text: str) -> dict[str, Any]:
+    """`groups` (the caller's group names: `root video render`) or `groups USER`
+    (`alice : alice video render`), as tickets paste it: `{user: str|None, groups: [str]}`.
+    Names only: `groups` prints no ids. Raises ParseError on empty text or a name with
+    characters no group name has."""
+    line = text.strip().splitlines()[0].strip() if text.strip() else ""
+    user = None
+    if " : " in line:
+        user, line = (part.strip() for part in line.split(" : ", 1))
+    names = line.split()
+    if not names or not all(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.$-]*", n) for n in names):
+        raise ParseError(f"not `groups` output: {text.strip()[:60]!r}")
+    return {"user": user, "groups": names}

@@ -43,3 +43,14 @@ def test_errors():
         parse_id("id: 'carol': no such user\n")
     with pytest.raises(ParseError, match="line 1"):
         parse_etc_group("video 44 alice\n")
+
+
+def test_groups_as_pasted() -> None:
+    from rocmdoctor.parsers.ids import parse_groups
+
+    # ROCm/legacy-rocm-build#5379 (`groups` in an LXC container) and ROCm/ROCm-docker#116 (rocm-terminal)
+    assert parse_groups("root video render\n") == {"user": None, "groups": ["root", "video", "render"]}
+    assert parse_groups("rocm-user sudo video\n")["groups"] == ["rocm-user", "sudo", "video"]
+    assert parse_groups("alice : alice video render\n") == {"user": "alice", "groups": ["alice", "video", "render"]}
+    with pytest.raises(ParseError):
+        parse_groups("groups: 'bob': no such user\n")
