@@ -141,7 +141,7 @@ def test_no_runtime_tools_is_unknown(tmp_path: Path) -> None:
     _, report = triage(node, tmp_path)
     s = steps(report)["runtime"]
     assert s.state == State.UNKNOWN
-    assert "neither amd-smi nor rocminfo is installed" in s.check.message
+    assert "none of amd-smi, rocminfo, clinfo (with ROCm's OpenCL platform) is installed" in s.check.message
     assert report.exit_status == ExitStatus.UNKNOWN
 
 
@@ -241,3 +241,37 @@ def test_hostile_var_user_is_quoted(tmp_path: Path) -> None:
     assert s.state == State.UNKNOWN          # no such user: `id` says so, nothing is guessed
     assert "no such user" in s.check.message
     assert not marker.exists()
+
+
+# --- clinfo: ROCm's OpenCL platform as a third view of the runtime ------------------------------
+
+CLINFO = Path(__file__).resolve().parents[1] / "fixtures/outputs/clinfo"
+
+
+def test_clinfo_rocm_platform_without_devices_fails_the_runtime_step(tmp_path: Path) -> None:
+    # the real Gentoo paste (ROCm/ROCm#1643): AMD APP platform, Number of devices 0
+    node = (gnv.healthy().remove_tool("amd-smi").remove_tool("rocminfo")
+            .command("clinfo", [], (CLINFO / "gentoo-no-kfd-zero-devices.txt").read_text()))
+    _, report = triage(node, tmp_path)
+    s = steps(report)["runtime"]
+    assert s.state == State.FAIL
+    assert "ROCm's OpenCL platform (AMD Accelerated Parallel Processing) lists 0 GPU device(s), 8 AMD GPU(s)" in s.check.message
+    assert "clinfo: AMD Accelerated Parallel Processing: Number of devices 0" in s.check.evidence
+
+
+def test_clinfo_mesa_platform_devices_do_not_count(tmp_path: Path) -> None:
+    # Radeon VII sample: Clover (Mesa) 0 devices, AMD APP 1 gfx906; only the latter is ROCm
+    node = (gnv.healthy().remove_tool("amd-smi").remove_tool("rocminfo")
+            .command("clinfo", [], (CLINFO / "radeon-vii-clover-and-amdapp.txt").read_text()))
+    _, report = triage(node, tmp_path)
+    s = steps(report)["runtime"]
+    assert s.state == State.FAIL and "lists 1 GPU device(s), 8 AMD GPU(s)" in s.check.message
+
+
+def test_clinfo_with_only_mesa_platforms_cannot_vouch_for_rocm(tmp_path: Path) -> None:
+    text = (CLINFO / "radeon-vii-clover-and-amdapp.txt").read_text()
+    mesa_only = text.replace("AMD Accelerated Parallel Processing", "rusticl")
+    node = (gnv.healthy().remove_tool("amd-smi").remove_tool("rocminfo").command("clinfo", [], mesa_only))
+    _, report = triage(node, tmp_path)
+    s = steps(report)["runtime"]
+    assert s.state == State.UNKNOWN and "cannot ask the ROCm runtime" in s.check.message
