@@ -30,6 +30,7 @@ DECIDING = {
     "igpu-first": "KFD GPU node 0: gfx1036 (integrated) at 0000:12:00.0",
     "wsl-guest": "cat /proc/sys/kernel/osrelease: 5.15.153.1-microsoft-standard-WSL2",
     "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
+    "kernel-without-kfd": "/boot/config-6.12.74-flatcar: # CONFIG_HSA_AMD is not set",
 }
 
 
@@ -131,3 +132,13 @@ def test_optional_firmware_is_informational(tmp_path) -> None:
     assert report.exit_status < 2
     assert all(s.state != State.FAIL for rb in report.runbooks for s in rb.steps), \
         [(s.step_id, s.check.message) for rb in report.runbooks for s in rb.steps if s.state == State.FAIL]
+
+
+def test_kernel_without_kfd_is_not_called_a_kfd_refusal() -> None:
+    report = triage_target(TriageRequest(target="demo:kernel-without-kfd", runbooks=("gpu-not-visible",)))
+    rb = report.runbooks[0]
+    assert [d.diagnosis_id for d in rb.diagnoses] == ["kernel-without-kfd"]
+    assert "the kernel must change" in rb.diagnoses[0].cause
+    # a healthy node never asks: KFD is there, the step is skipped
+    healthy = triage_target(TriageRequest(target="demo:healthy-mi300x", runbooks=("gpu-not-visible",)))
+    assert {s.step_id: s for s in healthy.runbooks[0].steps}["kfd_build"].state == State.SKIPPED

@@ -14,6 +14,8 @@ rocminfo, an install log), on a machine like the reporter's.
 - visibility masks that compose to nothing (Parsl/parsl#3858), an iGPU enumerated first
   (ROCm/TheRock#3392), WSL 2 (ROCm/ROCm#1794), a built-in amdgpu, optional firmware (#912);
 - the thermal, container and APU-memory nodes live in real_causes_ops.py and are registered here;
+- kernel-without-kfd: an 8x MI300X node booted into an appliance kernel built without
+  CONFIG_HSA_AMD (config lines of flatcar/Flatcar#1935 and siderolabs/pkgs#893);
 - missing-dependency-module: EC2 g4ad (Radeon Pro V520) on Ubuntu 18.04 without
   linux-modules-extra: the five `amdgpu: Unknown symbol amd_iommu_* (err -2)` lines of
   awsdocs/amazon-ec2-user-guide#152; modprobe's message is kmod's strerror for ENOENT.
@@ -220,6 +222,39 @@ def optional_firmware_missing() -> SimNode:
     return node.add_kernel_log([(3.353884, OPTIONAL_TA_LINES[0]), (3.353886, OPTIONAL_TA_LINES[1])])
 
 
+#: the kernel config of a kernel built without KFD, lines verbatim: `zgrep -i amdgpu /proc/config.gz`
+#: on Flatcar 6.12.74 (flatcar/Flatcar#1935) and the `# CONFIG_HSA_AMD is not set` line with its
+#: neighbours from Talos' kernel config (siderolabs/pkgs#893, the diff that enabled it)
+KCONFIG_WITHOUT_KFD = """CONFIG_DRM_AMDGPU=m
+# CONFIG_DRM_AMDGPU_SI is not set
+# CONFIG_DRM_AMDGPU_CIK is not set
+# CONFIG_DRM_AMDGPU_USERPTR is not set
+# CONFIG_DRM_AMDGPU_WERROR is not set
+# CONFIG_DRM_AMD_SECURE_DISPLAY is not set
+# end of Display Engine Configuration
+
+# CONFIG_HSA_AMD is not set
+"""
+
+
+def kernel_without_kfd() -> SimNode:
+    """A Talos/Flatcar-style node image whose kernel was built without CONFIG_HSA_AMD: amdgpu binds
+    every GPU (display side), but KFD does not exist: no /sys/class/kfd, no /dev/kfd, no `kfd kfd:`
+    line, rocminfo cannot open /dev/kfd."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import ROCMINFO_NO_KFD, healthy
+
+    node = healthy().remove("/sys/class/kfd").remove("/sys/devices/virtual/kfd").remove("/dev/kfd")
+    node.cmdline = node.cmdline.replace(node.kernel, "6.12.74-flatcar")
+    node.kernel = "6.12.74-flatcar"
+    lines = [(ts, m) for ts, m in amdgpu_init_lines(node, 5.214)
+             if not m.startswith(("kfd kfd:", "amdgpu: Topology:", "amdgpu: Virtual CRAT"))]
+    boot = [(0.0, f"Linux version {node.kernel} (build@pony-truck.infra.kinvolk.io)"), (0.0, f"Command line: {node.cmdline}")]
+    _set_klog(node, boot + lines)
+    node.file(f"/boot/config-{node.kernel}", KCONFIG_WITHOUT_KFD)
+    node.command("rocminfo", "", stdout=ROCMINFO_NO_KFD, rc=1)
+    return node
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
@@ -233,6 +268,8 @@ GPU_NOT_VISIBLE = [
      wsl_guest, "platform", "wsl-no-amdgpu"),
     ("pci-bar-exhausted", "MI210: 'BAR 0: failed to assign', probe failed with error -12 (Above 4G Decoding off)",
      pci_bar_exhausted, "kernel_log", "pci-bar-space-exhausted"),
+    ("kernel-without-kfd", "node image kernel built without KFD: '# CONFIG_HSA_AMD is not set', no /dev/kfd at all",
+     kernel_without_kfd, "kfd_build", "kernel-without-kfd"),
 ]
 KERNEL_DRIVER = [
     ("dkms-build-failed", "amdgpu-dkms 6.12 fails to build for HWE kernel 6.14.0-24 (apt log: Bad return status)",
