@@ -119,7 +119,10 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
                                  r"amdgpu_device_ip_init failed|hw_init of IP block <\S+> failed|sw_init of IP block <\S+> failed")),
     ("kfd_unsupported", re.compile(r"kfd not supported on this ASIC|not supported in kfd|"
                                    r"skipped device [0-9a-f]+:[0-9a-f]+, PCI rejects atomics|"
-                                   r"device [0-9a-f]+:[0-9a-f]+ NOT added due to errors|kgd2kfd_probe failed")),
+                                   r"device [0-9a-f]+:[0-9a-f]+ NOT added due to errors|kgd2kfd_probe failed|"
+                                   # KFD refused to start at all (amdkfd/kfd_module.c kfd_init(), before
+                                   # /dev/kfd exists; amdgpu ignores the failure; CachyOS/linux-cachyos#643)
+                                   r"sched_policy has invalid value|max_num_of_queues_per_device must be between")),
     # "uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!": Vega20/MI50 and MI300X
     # (ROCm/legacy-rocm-build#1886, #1386, #4021)
     ("ras_uncorrectable", re.compile(r"uncorrectable hardware errors? detected in (?P<block>\S+) block|"

@@ -31,6 +31,7 @@ DECIDING = {
     "wsl-guest": "cat /proc/sys/kernel/osrelease: 5.15.153.1-microsoft-standard-WSL2",
     "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
     "kernel-without-kfd": "/boot/config-6.12.74-flatcar: # CONFIG_HSA_AMD is not set",
+    "kfd-parameter-invalid": "amdgpu: sched_policy has invalid value",
 }
 
 
@@ -142,3 +143,13 @@ def test_kernel_without_kfd_is_not_called_a_kfd_refusal() -> None:
     # a healthy node never asks: KFD is there, the step is skipped
     healthy = triage_target(TriageRequest(target="demo:healthy-mi300x", runbooks=("gpu-not-visible",)))
     assert {s.step_id: s for s in healthy.runbooks[0].steps}["kfd_build"].state == State.SKIPPED
+
+
+def test_kfd_that_never_started_is_not_a_kernel_or_gpu_problem() -> None:
+    report = triage_target(TriageRequest(target="demo:kfd-parameter-invalid", runbooks=("gpu-not-visible",)))
+    rb = report.runbooks[0]
+    assert [d.diagnosis_id for d in rb.diagnoses] == ["kfd-module-parameter-invalid"]
+    assert "It is set in /etc/modprobe.d/amdgpu-tuning.conf:1: `options amdgpu sched_policy=4`." in rb.diagnoses[0].cause
+    steps = {s.step_id: s for s in rb.steps}
+    assert steps["kernel_log"].check.message == "KFD (ROCm compute) did not start: amdgpu: sched_policy has invalid value"
+    assert steps["kfd_build"].state == State.PASS      # CONFIG_HSA_AMD=y: the kernel is not the cause

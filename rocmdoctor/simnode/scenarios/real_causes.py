@@ -16,6 +16,8 @@ rocminfo, an install log), on a machine like the reporter's.
 - the thermal, container and APU-memory nodes live in real_causes_ops.py and are registered here;
 - kernel-without-kfd: an 8x MI300X node booted into an appliance kernel built without
   CONFIG_HSA_AMD (config lines of flatcar/Flatcar#1935 and siderolabs/pkgs#893);
+- kfd-module-parameter-invalid: the same node with KFD in the kernel but `amdgpu.sched_policy` out of
+  range: `amdgpu: sched_policy has invalid value` (CachyOS/linux-cachyos#643) and no KFD;
 - missing-dependency-module: EC2 g4ad (Radeon Pro V520) on Ubuntu 18.04 without
   linux-modules-extra: the five `amdgpu: Unknown symbol amd_iommu_* (err -2)` lines of
   awsdocs/amazon-ec2-user-guide#152; modprobe's message is kmod's strerror for ENOENT.
@@ -255,6 +257,30 @@ def kernel_without_kfd() -> SimNode:
     return node
 
 
+#: CachyOS/linux-cachyos#643 (RX 7900 XTX), verbatim: KFD's parameter check fails right after
+#: amdgpu announces itself, and the reporter's `zgrep CONFIG_HSA_AMD /proc/config.gz`
+KFD_SCHED_POLICY_INVALID = "amdgpu: sched_policy has invalid value"
+KCONFIG_WITH_KFD = "CONFIG_HSA_AMD=y\nCONFIG_HSA_AMD_SVM=y\n"
+
+
+def kfd_module_parameter_invalid() -> SimNode:
+    """amdgpu binds every GPU but KFD refused to start (`amdgpu.sched_policy=4` in modprobe.d):
+    the kernel has KFD (CONFIG_HSA_AMD=y), yet there is no /sys/class/kfd and no /dev/kfd."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import ROCMINFO_NO_KFD, healthy
+
+    node = healthy().remove("/sys/class/kfd").remove("/sys/devices/virtual/kfd").remove("/dev/kfd")
+    lines = [(ts, m) for ts, m in amdgpu_init_lines(node, 5.214)
+             if not m.startswith(("kfd kfd:", "amdgpu: Topology:", "amdgpu: Virtual CRAT"))]
+    first = lines[0][0]
+    lines.insert(1, (first + 0.0002, KFD_SCHED_POLICY_INVALID))
+    boot = [(0.0, f"Linux version {node.kernel} (buildd@lcy02-amd64-025)"), (0.0, f"Command line: {node.cmdline}")]
+    _set_klog(node, boot + lines)
+    node.file(f"/boot/config-{node.kernel}", KCONFIG_WITH_KFD)
+    node.file("/etc/modprobe.d/amdgpu-tuning.conf", "options amdgpu sched_policy=4\n")
+    node.command("rocminfo", "", stdout=ROCMINFO_NO_KFD, rc=1)
+    return node
+
+
 GPU_NOT_VISIBLE = [
     ("kfd-asic-not-supported", "Radeon R7 370 (Pitcairn): 'PITCAIRN  not supported in kfd', rocminfo ENOMEM",
      kfd_asic_not_supported, "kernel_log", "asic-not-supported-by-kfd"),
@@ -270,6 +296,8 @@ GPU_NOT_VISIBLE = [
      pci_bar_exhausted, "kernel_log", "pci-bar-space-exhausted"),
     ("kernel-without-kfd", "node image kernel built without KFD: '# CONFIG_HSA_AMD is not set', no /dev/kfd at all",
      kernel_without_kfd, "kfd_build", "kernel-without-kfd"),
+    ("kfd-parameter-invalid", "amdgpu.sched_policy=4 in modprobe.d: 'amdgpu: sched_policy has invalid value', KFD never starts",
+     kfd_module_parameter_invalid, "kernel_log", "kfd-module-parameter-invalid"),
 ]
 KERNEL_DRIVER = [
     ("dkms-build-failed", "amdgpu-dkms 6.12 fails to build for HWE kernel 6.14.0-24 (apt log: Bad return status)",
