@@ -1,9 +1,13 @@
-"""`lspci -n -D` (numeric ids, full domain) lines: which PCI functions exist.
+"""`lspci` lines: which PCI functions exist, and (with -k) which driver holds each.
 
 Numeric output is used because names depend on the node's pci.ids version;
 ids do not. Format (pciutils lspci.c show_terse): `[dddd:]bb:dd.f cccc: vvvv:dddd
 [(rev rr)] [(prog-if pp)]`; `-nn` output (`Class name [cccc]: Vendor name [vvvv:dddd]`)
-is read too.
+is read too. Tickets also paste plain `lspci` (names only: the vendor and class
+are recovered from pci.ids' stable names for AMD, nothing else is guessed), the
+`-k` detail line `Kernel driver in use: amdgpu`, and busybox's form
+`05:00.0 Class 0300: 1002:1638 amdgpu` (container images, Talos;
+siderolabs/extensions#307).
 """
 
 from __future__ import annotations
@@ -17,6 +21,15 @@ _SLOT = r"(?P<slot>(?:[0-9a-f]{4,}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])"
 _NUMERIC = re.compile(_SLOT + r" (?P<cls>[0-9a-f]{4}): (?P<vendor>[0-9a-f]{4}):(?P<device>[0-9a-f]{4})(?P<rest>.*)$")
 _NAMED = re.compile(_SLOT + r" (?P<clsname>.*?) \[(?P<cls>[0-9a-f]{4})\]: (?P<name>.*) "
                     r"\[(?P<vendor>[0-9a-f]{4}):(?P<device>[0-9a-f]{4})\](?P<rest>.*)$")
+_BUSYBOX = re.compile(_SLOT + r" Class (?P<cls>[0-9a-f]{4}): (?P<vendor>[0-9a-f]{4}):(?P<device>[0-9a-f]{4})"
+                      r"(?: (?P<driver>\S+))?\s*$")
+_PLAIN = re.compile(_SLOT + r" (?P<clsname>[A-Za-z][^:\[]*?): (?P<name>.+)$")
+_DRIVER = re.compile(r"^\s+Kernel driver in use: (?P<driver>\S+)")
+#: pci.ids names (stable for decades) of the classes and vendors that matter here
+_CLASS_NAMES = {"VGA compatible controller": "0300", "3D controller": "0302", "Display controller": "0380",
+                "Processing accelerators": "1200"}
+_VENDOR_NAMES = (("Advanced Micro Devices, Inc. [AMD/ATI]", "1002"), ("ATI Technologies Inc", "1002"),
+                 ("Advanced Micro Devices, Inc. [AMD]", "1022"))
 _REV = re.compile(r"\(rev (?P<rev>[0-9a-f]{2})\)")
 _PROGIF = re.compile(r"\(prog-if (?P<progif>[0-9a-f]{2})")
 
@@ -25,31 +38,49 @@ _PROGIF = re.compile(r"\(prog-if (?P<progif>[0-9a-f]{2})")
 def parse_lspci(text: str) -> list[dict[str, Any]]:
     """PCI functions from `lspci -n -D` (or `-nn`).
 
-    Returns `[{slot, class, vendor, device, rev, prog_if}]`, ids as lower-case
+    Returns `[{slot, class, vendor, device, rev, prog_if, driver}]`, ids as lower-case
     hex strings without 0x (`class` "1200", `vendor` "1002", `device` "74a1");
+    from plain `lspci` the device id is None and class/vendor are None unless
+    the name is one of AMD's (vendor 1002 GPU classes, 1022 CPU functions);
+    `driver` from `-k` or busybox, else None;
     `slot` gets the `0000:` domain when lspci omitted it; `rev`/`prog_if` None
     when absent. Indented detail lines (from -v) are skipped. Raises ParseError
     on a top-level line in no lspci form.
     """
-    out = []
+    out: list[dict[str, Any]] = []
     for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line[0] in " \t":
+        if not line.strip():
             continue
-        m = _NUMERIC.match(line.strip()) or _NAMED.match(line.strip())
-        if not m:
-            raise ParseError(f"line {lineno} is not an `lspci -n` line: {line[:60]!r}")
-        slot = m.group("slot")
+        if line[0] in " \t":
+            d = _DRIVER.match(line)
+            if d and out:
+                out[-1]["driver"] = d.group("driver")
+            continue
+        line = line.strip()
+        m = _NUMERIC.match(line) or _NAMED.match(line) or _BUSYBOX.match(line)
+        plain = None if m else _PLAIN.match(line)
+        if not m and not plain:
+            raise ParseError(f"line {lineno} is not an `lspci` line: {line[:60]!r}")
+        if plain:
+            name = plain.group("name")
+            vendor = next((vid for prefix, vid in _VENDOR_NAMES if name.startswith(prefix)), None)
+            dev = {"slot": plain.group("slot"), "class": _CLASS_NAMES.get(plain.group("clsname")),
+                   "vendor": vendor, "device": None, "rest": name}
+        else:
+            dev = {"slot": m.group("slot"), "class": m.group("cls"), "vendor": m.group("vendor"),
+                   "device": m.group("device"), "rest": m.groupdict().get("rest") or ""}
+        slot = dev["slot"]
         if slot.count(":") == 1:
             slot = "0000:" + slot
-        rest = m.group("rest")
-        rev = _REV.search(rest)
-        progif = _PROGIF.search(rest)
+        rev = _REV.search(dev["rest"])
+        progif = _PROGIF.search(dev["rest"])
         out.append({
             "slot": slot,
-            "class": m.group("cls"),
-            "vendor": m.group("vendor"),
-            "device": m.group("device"),
+            "class": dev["class"],
+            "vendor": dev["vendor"],
+            "device": dev["device"],
             "rev": rev.group("rev") if rev else None,
             "prog_if": progif.group("progif") if progif else None,
+            "driver": (m.groupdict().get("driver") if m else None),
         })
     return out

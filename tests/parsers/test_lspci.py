@@ -18,7 +18,7 @@ def test_real_lspci_n_without_domain():
     devs = parse_lspci(sample("lspci/lspci-n-amd-laptop.txt"))
     assert len(devs) == 24
     assert devs[0] == {"slot": "0000:00:00.0", "class": "0600", "vendor": "1022", "device": "9600",
-                       "rev": None, "prog_if": None}
+                       "rev": None, "prog_if": None, "driver": None}
     assert devs[11]["rev"] == "3a"
     assert [d for d in devs if d["class"] == "0300"][0]["device"] == "9613"
 
@@ -39,3 +39,25 @@ def test_roundtrip_and_errors():
     assert parse_lspci("0000:05:00.0 1200: 1002:74a1\n\tSubsystem: 1002:74a1\n")[0]["device"] == "74a1"
     with pytest.raises(ParseError, match="line 1"):
         parse_lspci("pcilib: Cannot open /sys/bus/pci\n")
+
+
+def test_real_lspci_nnk_names_the_driver():
+    (gpu,) = parse_lspci(sample("lspci/lspci-nnk-rx580.txt"))
+    assert (gpu["slot"], gpu["class"], gpu["vendor"], gpu["device"], gpu["rev"], gpu["driver"]) == (
+        "0000:01:00.0", "0300", "1002", "67df", "e7", "amdgpu")
+
+
+def test_real_busybox_lspci():
+    (gpu,) = parse_lspci(sample("lspci/busybox-lspci-talos.txt"))
+    assert (gpu["slot"], gpu["class"], gpu["vendor"], gpu["device"], gpu["driver"]) == (
+        "0000:05:00.0", "0300", "1002", "1638", "amdgpu")
+
+
+def test_real_plain_lspci_recognises_amd_gpus_by_name_only():
+    devs = parse_lspci(sample("lspci/lspci-plain-vega-and-gtx970.txt"))
+    by_slot = {d["slot"]: d for d in devs}
+    assert (by_slot["0000:04:00.0"]["vendor"], by_slot["0000:04:00.0"]["class"]) == ("1002", "0300")
+    assert by_slot["0000:04:00.0"]["rev"] == "c1" and by_slot["0000:04:00.0"]["device"] is None
+    assert by_slot["0000:01:00.0"]["vendor"] is None          # NVIDIA: not guessed
+    assert by_slot["0000:02:00.0"]["vendor"] == "1022"        # AMD's CPU-side bridge, not a GPU
+    assert by_slot["0000:02:00.0"]["class"] is None
