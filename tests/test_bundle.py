@@ -175,16 +175,22 @@ def test_hand_written_bundle_with_kernel_log_and_amd_smi_only(tmp_path: Path) ->
     assert report.exit_status in (2, 3)
 
 
+def _ticket_with_ls_listing(tmp_path: Path) -> Path:
+    """A hand-written bundle holding ROCm/legacy-rocm-build#5379's `ls -la /dev/kfd /dev/dri*` paste."""
+    d = tmp_path / "ticket"
+    (d / "listings").mkdir(parents=True)
+    (d / "listings" / "ls-la").write_text(
+        (Path(__file__).parent / "fixtures" / "outputs" / "ls" / "ls-la-dev-kfd-dri-lxc.txt").read_text())
+    return d
+
+
 def test_pasted_ls_listing_answers_stat_gathers(tmp_path: Path) -> None:
     """A ticket's `ls -la /dev/kfd /dev/dri*` (ROCm/legacy-rocm-build#5379) under listings/: the device
     steps read it, a directory the listing shows is complete, one it does not show stays unknown."""
     from rocmdoctor.evidence.probe import GatherSpec
     from rocmdoctor.transports.replay import open_bundle
 
-    d = tmp_path / "ticket"
-    (d / "listings").mkdir(parents=True)
-    (d / "listings" / "ls-la").write_text(
-        (Path(__file__).parent / "fixtures" / "outputs" / "ls" / "ls-la-dev-kfd-dri-lxc.txt").read_text())
+    d = _ticket_with_ls_listing(tmp_path)
     (d / "files" / "etc").mkdir(parents=True)
     (d / "files" / "etc" / "group").write_text("root:x:0:\nvideo:x:44:\nrender:x:993:\n")
     t = open_bundle(str(d))
@@ -212,10 +218,7 @@ def test_pasted_groups_and_listing_judge_access_by_group_names(tmp_path: Path) -
     """A ticket with `groups` and `ls -la` but no `id`: access is judged by group names. The listing is
     ROCm/legacy-rocm-build#5379's (/dev/kfd 0666, renderD* group video 0660); the groups line is
     ROCm/ROCm-docker#116's rocm-user (sudo, video), put together here: video opens the render nodes."""
-    d = tmp_path / "ticket"
-    (d / "listings").mkdir(parents=True)
-    (d / "listings" / "ls-la").write_text(
-        (Path(__file__).parent / "fixtures" / "outputs" / "ls" / "ls-la-dev-kfd-dri-lxc.txt").read_text())
+    d = _ticket_with_ls_listing(tmp_path)
     (d / "commands" / "groups").mkdir(parents=True)
     (d / "commands" / "groups" / "stdout").write_text("rocm-user sudo video\n")
     report = triage_target(TriageRequest(target="", runbooks=("gpu-not-visible",), bundle=str(d)))
