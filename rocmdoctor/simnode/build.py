@@ -30,7 +30,7 @@ SYSTEM_TOOLS = (
     "sh", "dash", "cat", "head", "tail", "stat", "date", "mktemp", "rm", "mkdir", "mv", "cp", "ln", "ls",
     "timeout", "sleep", "awk", "grep", "sed", "sort", "uniq", "tr", "cut", "wc", "tee", "env", "printf",
     "echo", "test", "[", "true", "false", "readlink", "basename", "dirname", "find", "xargs", "touch",
-    "chmod", "chown", "kill", "od", "xxd", "seq", "expr", "realpath",
+    "chmod", "chown", "kill", "od", "xxd", "seq", "expr", "realpath", "gzip",
 )
 
 

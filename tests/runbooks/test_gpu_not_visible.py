@@ -277,3 +277,21 @@ def test_clinfo_with_only_mesa_platforms_cannot_vouch_for_rocm(tmp_path: Path) -
     _, report = triage(node, tmp_path)
     s = steps(report)["runtime"]
     assert s.state == State.UNKNOWN and "cannot ask the ROCm runtime" in s.check.message
+
+
+def test_kernel_config_is_read_from_proc_config_gz(tmp_path: Path) -> None:
+    """No /boot/config-<release> (Talos, Flatcar): the compressed /proc/config.gz is read instead."""
+    import gzip
+
+    from rocmdoctor.simnode.scenarios.real_causes import KCONFIG_WITHOUT_KFD, kernel_without_kfd
+
+    node = kernel_without_kfd().remove("/boot/config-6.12.74-flatcar")
+    root = node.materialize(tmp_path / "node")
+    (root / "proc" / "config.gz").write_bytes(gzip.compress(KCONFIG_WITHOUT_KFD.encode()))
+    plan = compile_plan(load_catalog(), [RUNBOOK])
+    with sim_transport(root, audit=AuditLog(tmp_path / "audit.log")) as transport:
+        report = run_triage(transport, plan)
+    s = steps(report)["kfd_build"]
+    assert s.state == State.FAIL
+    assert s.check.evidence == ("/proc/config.gz: # CONFIG_HSA_AMD is not set", "/proc/config.gz: CONFIG_DRM_AMDGPU=m")
+    assert list(diagnoses(report)) == ["kernel-without-kfd"]
