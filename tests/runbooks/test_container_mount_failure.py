@@ -119,3 +119,24 @@ def test_kubectl_absent_is_not_an_error(tmp_path: Path) -> None:
     s = steps(triage(cm.healthy().remove_tool("kubectl"), tmp_path, {"k8s_node": "mi300x-01"}))["k8s"]
     assert s.state == State.PASS
     assert s.check.message == "kubectl is not installed on this node: the Kubernetes view was not checked"
+
+
+# --- on the host itself: no /dev/kfd to pass in ---------------------------------------------------
+
+def test_host_whose_kernel_has_no_kfd_is_not_told_to_pass_devices(tmp_path: Path) -> None:
+    from rocmdoctor.simnode.scenarios.real_causes import kernel_without_kfd
+
+    report = triage(kernel_without_kfd(), tmp_path)
+    assert steps(report)["where"].state == State.PASS          # the host, not a container
+    assert list(diagnoses(report)) == ["kernel-without-kfd"]
+    d = diagnoses(report)["kernel-without-kfd"]
+    assert "/boot/config-6.12.74-flatcar: # CONFIG_HSA_AMD is not set" in d.evidence
+    assert "--device" not in d.cause
+
+
+def test_host_without_dev_kfd_is_sent_to_gpu_not_visible(tmp_path: Path) -> None:
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import kfd_node_missing
+
+    report = triage(kfd_node_missing(), tmp_path)
+    assert list(diagnoses(report)) == ["host-kfd-missing"]
+    assert "--runbook gpu-not-visible" in diagnoses(report)["host-kfd-missing"].cause
