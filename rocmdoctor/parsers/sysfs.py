@@ -112,6 +112,23 @@ def parse_kfd_properties(text: str) -> dict[str, int]:
     return out
 
 
+@parser("kfd_node")
+def parse_kfd_node(text: str) -> dict[str, Any]:
+    """A KFD topology node's `properties`, plus the names checks compare with the world.
+
+    Adds `gfx`: the LLVM target the runtime reports (`gfx_target_version` 90402 -> "gfx942",
+    90010 -> "gfx90a", 100300 -> "gfx1030": major, minor, stepping in hex), None for a CPU
+    node (version 0); and `bdf`: the PCI address from `domain` and `location_id`
+    (bus << 8 | device << 3 | function), e.g. "0000:c1:00.0". Other fields as kfd_properties.
+    """
+    props: dict[str, Any] = dict(parse_kfd_properties(text))
+    v = props.get("gfx_target_version", 0)
+    props["gfx"] = f"gfx{v // 10000}{(v // 100) % 100}{v % 100:x}" if v else None
+    loc = props.get("location_id", 0)
+    props["bdf"] = f"{props.get('domain', 0):04x}:{loc // 256:02x}:{(loc // 8) % 32:02x}.{loc % 8:x}"
+    return props
+
+
 _GEN = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6, 128.0: 7}
 
 

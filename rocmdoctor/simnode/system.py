@@ -186,7 +186,15 @@ def system_tree(*, hostname: str, kernel: str, cmdline: str, users: list[SimUser
     t.update(host_pci_tree())
     if rocm_version:
         t["opt/rocm/.info/version"] = F(f"{rocm_version}-{_rocm_build(rocm_version)}\n", 0o644)
+        for target in ROCBLAS_LAZY_TARGETS:   # index files only: the checks stat them, never read them
+            t[f"opt/rocm/lib/rocblas/library/TensileLibrary_lazy_{target}.dat"] = F("", 0o644)
     return t
+
+
+#: the rocBLAS kernel index files of ROCm 6.0, as rocBLAS itself listed them on a machine whose
+#: gfx1036 iGPU had none ("List of available TensileLibrary Files", ROCm/legacy-rocm-build#3015)
+ROCBLAS_LAZY_TARGETS = ("gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx900", "gfx906", "gfx908", "gfx90a",
+                        "gfx940", "gfx941", "gfx942")
 
 
 def _rocm_build(version: str) -> str:

@@ -32,6 +32,7 @@ DECIDING = {
     "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
     "kernel-without-kfd": "/boot/config-6.12.74-flatcar: # CONFIG_HSA_AMD is not set",
     "kfd-parameter-invalid": "amdgpu: sched_policy has invalid value",
+    "target-without-rocblas-kernels": "KFD GPU 0000:03:00.0: gfx1031",
 }
 
 
@@ -153,3 +154,28 @@ def test_kfd_that_never_started_is_not_a_kernel_or_gpu_problem() -> None:
     steps = {s.step_id: s for s in rb.steps}
     assert steps["kernel_log"].check.message == "KFD (ROCm compute) did not start: amdgpu: sched_policy has invalid value"
     assert steps["kfd_build"].state == State.PASS      # CONFIG_HSA_AMD=y: the kernel is not the cause
+
+
+def test_gfx_override_is_the_target_compared_and_no_rocblas_is_not_judged() -> None:
+    from rocmdoctor.simnode.scenarios.real_causes import target_without_rocblas_kernels
+
+    node = target_without_rocblas_kernels()
+    node.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"     # ROCm/rocBLAS#1339's workaround: runs as gfx1030
+    report = _triage_sim(node)
+    lib = {s.step_id: s for s in report.runbooks[0].steps}["libraries"]
+    assert lib.state == State.PASS and lib.check.message.endswith("(gfx1030)")
+    node = target_without_rocblas_kernels().remove("/opt/rocm/lib/rocblas")
+    lib = {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["libraries"]
+    assert lib.state == State.SKIPPED and "no rocBLAS under /opt/rocm*/lib/rocblas/library" in lib.skipped_because
+
+
+def _triage_sim(node):
+    import tempfile
+    from pathlib import Path
+
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.testing.triage_helpers import triage_node
+
+    with tempfile.TemporaryDirectory() as d:
+        return triage_node(node, Path(d), compile_plan(load_catalog(), ["gpu-not-visible"]))[1]

@@ -16,6 +16,8 @@ rocminfo, an install log), on a machine like the reporter's.
 - the thermal, container and APU-memory nodes live in real_causes_ops.py and are registered here;
 - kernel-without-kfd: an 8x MI300X node booted into an appliance kernel built without
   CONFIG_HSA_AMD (config lines of flatcar/Flatcar#1935 and siderolabs/pkgs#893);
+- no-code-object-for-gpu: an RX 6700 XT (gfx1031) under ROCm 6.0, whose rocBLAS has no kernels for
+  it (ROCm/rocBLAS#1339; the index files ROCm 6.0 lists in ROCm/legacy-rocm-build#3015);
 - kfd-module-parameter-invalid: the same node with KFD in the kernel but `amdgpu.sched_policy` out of
   range: `amdgpu: sched_policy has invalid value` (CachyOS/linux-cachyos#643) and no KFD;
 - missing-dependency-module: EC2 g4ad (Radeon Pro V520) on Ubuntu 18.04 without
@@ -184,6 +186,18 @@ def igpu_first() -> SimNode:
     return SimNode("ws-7800x3d", gpus=[igpu, dgpu], description="iGPU (gfx1036) is HIP device 0, the RX 7900 XT device 1")
 
 
+def target_without_rocblas_kernels() -> SimNode:
+    """An RX 6700 XT (gfx1031) under ROCm 6.0: KFD and rocminfo list it, but AMD's rocBLAS ships
+    no kernels for gfx1031 (ROCm/rocBLAS#1339: "the binaries distributed by AMD are not built for
+    that architecture"; the index files are those ROCm 6.0 listed in ROCm/legacy-rocm-build#3015)."""
+    g = SimGPU(index=0, bdf="0000:03:00.0", device_id=0x73DF, subsystem_device_id=0x6701,
+               market_name="AMD Radeon RX 6700 XT", gfx_target="gfx1031", vram_total=12 * GIB,
+               vram_used=300 * 1024 * 1024, edge_temp=41.0, junction_temp=43.0, power_w=9.0,
+               power_cap_w=186.0, power_cap_default_w=186.0)
+    return SimNode("ws-6700xt", gpus=[g], rocm_version="6.0.0",
+                   description="RX 6700 XT (gfx1031): rocBLAS has no TensileLibrary for its target")
+
+
 def builtin_amdgpu() -> SimNode:
     """amdgpu compiled into the kernel (CONFIG_DRM_AMDGPU=y, as on Gentoo/Arch custom kernels): no
     /proc/modules line, /sys/module/amdgpu and KFD present. Healthy: tools that look for the module
@@ -296,6 +310,8 @@ GPU_NOT_VISIBLE = [
      pci_bar_exhausted, "kernel_log", "pci-bar-space-exhausted"),
     ("kernel-without-kfd", "node image kernel built without KFD: '# CONFIG_HSA_AMD is not set', no /dev/kfd at all",
      kernel_without_kfd, "kfd_build", "kernel-without-kfd"),
+    ("target-without-rocblas-kernels", "RX 6700 XT (gfx1031) under ROCm 6.0: no TensileLibrary_lazy_gfx1031.dat",
+     target_without_rocblas_kernels, "libraries", "no-code-object-for-gpu"),
     ("kfd-parameter-invalid", "amdgpu.sched_policy=4 in modprobe.d: 'amdgpu: sched_policy has invalid value', KFD never starts",
      kfd_module_parameter_invalid, "kernel_log", "kfd-module-parameter-invalid"),
 ]
