@@ -47,3 +47,35 @@ def parse_listpids(text: str) -> list[dict[str, Any]]:
         out.append({"pid": int(f[0]), "jobid": f[1], "stepid": f[2],
                     "localid": _opt_int(f[3]), "globalid": _opt_int(f[4])})
     return out
+
+
+@parser("gres_conf")
+def parse_gres_conf(text: str) -> dict[str, Any]:
+    """Slurm's gres.conf (gres.conf(5)): `Key=Value` pairs per line, `#` comments.
+
+    Returns `{autodetect: str|None, autodetect_line: int|None, records: [{line: int,
+    fields: {key: value}}]}`: `AutoDetect` given on a line of its own (or the first one
+    given) is the node-wide mode (`nvml`, `rsmi`, `nrt`, `oneapi`, `off`), keys keep
+    the file's spelling, values their text. Lines like `AutoDetect=nvml` / `Name=gpu`
+    (ComputeCanada/puppet-magic_castle#27) and `Name=gpu Type=h100 File=/dev/nvidia0`
+    (SlinkyProject/slurm-operator#101) are what it reads. A line of anything but pairs
+    raises ParseError naming it.
+    """
+    records: list[dict[str, Any]] = []
+    autodetect: str | None = None
+    auto_line: int | None = None
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields: dict[str, str] = {}
+        for token in line.split():
+            key, sep, value = token.partition("=")
+            if not sep or not key:
+                raise ParseError(f"gres.conf line {lineno} is not Key=Value pairs: {raw.strip()[:60]!r}")
+            fields[key] = value
+        auto = next((v for k, v in fields.items() if k.lower() == "autodetect"), None)
+        if auto is not None and autodetect is None:
+            autodetect, auto_line = auto.lower(), lineno
+        records.append({"line": lineno, "fields": fields})
+    return {"autodetect": autodetect, "autodetect_line": auto_line, "records": records}

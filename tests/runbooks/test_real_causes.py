@@ -33,6 +33,7 @@ DECIDING = {
     "kernel-without-kfd": "/boot/config-6.12.74-flatcar: # CONFIG_HSA_AMD is not set",
     "kfd-parameter-invalid": "amdgpu: sched_policy has invalid value",
     "target-without-rocblas-kernels": "KFD GPU 0000:03:00.0: gfx1031",
+    "slurm-rsmi-missing": "slurmd.log: slurmd-nscale-compute-gpu-16: Configured with rsmi, but that lib wasn't found.",
 }
 
 
@@ -157,14 +158,12 @@ def test_kfd_that_never_started_is_not_a_kernel_or_gpu_problem() -> None:
 
 
 def test_gfx_override_is_the_target_compared_and_no_rocblas_is_not_judged() -> None:
-    from rocmdoctor.simnode.scenarios.real_causes import target_without_rocblas_kernels
-
-    node = target_without_rocblas_kernels()
+    node = real_causes.target_without_rocblas_kernels()
     node.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"     # ROCm/rocBLAS#1339's workaround: runs as gfx1030
     report = _triage_sim(node)
     lib = {s.step_id: s for s in report.runbooks[0].steps}["libraries"]
     assert lib.state == State.PASS and lib.check.message.endswith("(gfx1030)")
-    node = target_without_rocblas_kernels().remove("/opt/rocm/lib/rocblas")
+    node = real_causes.target_without_rocblas_kernels().remove("/opt/rocm/lib/rocblas")
     lib = {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["libraries"]
     assert lib.state == State.SKIPPED and "no rocBLAS under /opt/rocm*/lib/rocblas/library" in lib.skipped_because
 
@@ -179,3 +178,16 @@ def _triage_sim(node):
 
     with tempfile.TemporaryDirectory() as d:
         return triage_node(node, Path(d), compile_plan(load_catalog(), ["gpu-not-visible"]))[1]
+
+
+def test_slurm_autodetect_passes_with_the_library_and_is_skipped_off_slurm() -> None:
+    node = real_causes.slurm_rsmi_missing()
+    node.remove("/var/log/slurm/slurmd.log")
+    node.file("/opt/rocm/lib/librocm_smi64.so.7", "")
+    step = {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["slurm"]
+    assert step.state == State.PASS and step.check.message.startswith("AutoDetect=rsmi and slurmd's library is there")
+    node.remove("/opt/rocm/lib/librocm_smi64.so.7")      # no complaint logged yet: the missing library decides
+    step = {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["slurm"]
+    assert step.state == State.FAIL and "no librocm_smi64.so exists" in step.check.message
+    healthy = {s.step_id: s for s in _triage_sim(real_causes.target_without_rocblas_kernels()).runbooks[0].steps}["slurm"]
+    assert healthy.state == State.SKIPPED

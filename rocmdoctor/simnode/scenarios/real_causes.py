@@ -18,6 +18,8 @@ rocminfo, an install log), on a machine like the reporter's.
   CONFIG_HSA_AMD (config lines of flatcar/Flatcar#1935 and siderolabs/pkgs#893);
 - no-code-object-for-gpu: an RX 6700 XT (gfx1031) under ROCm 6.0, whose rocBLAS has no kernels for
   it (ROCm/rocBLAS#1339; the index files ROCm 6.0 lists in ROCm/legacy-rocm-build#3015);
+- slurm-gpu-autodetect-failed: a healthy MI300X Slurm node with AutoDetect=rsmi and slurmd's
+  "Configured with rsmi, but that lib wasn't found." (openhpc/ohpc#2057);
 - kfd-module-parameter-invalid: the same node with KFD in the kernel but `amdgpu.sched_policy` out of
   range: `amdgpu: sched_policy has invalid value` (CachyOS/linux-cachyos#643) and no KFD;
 - missing-dependency-module: EC2 g4ad (Radeon Pro V520) on Ubuntu 18.04 without
@@ -198,6 +200,21 @@ def target_without_rocblas_kernels() -> SimNode:
                    description="RX 6700 XT (gfx1031): rocBLAS has no TensileLibrary for its target")
 
 
+#: slurmd started with AutoDetect=rsmi after rocm-smi-lib was removed (openhpc/ohpc#2057, verbatim)
+SLURMD_RSMI_MISSING = "slurmd-nscale-compute-gpu-16: Configured with rsmi, but that lib wasn't found.\n"
+
+
+def slurm_rsmi_missing() -> SimNode:
+    """A healthy 8x MI300X Slurm node whose slurmd cannot load librocm_smi64 (AutoDetect=rsmi):
+    ROCm sees every GPU, Slurm none."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+
+    node = healthy()
+    node.file("/etc/slurm/gres.conf", "AutoDetect=rsmi\n")
+    node.file("/var/log/slurm/slurmd.log", SLURMD_RSMI_MISSING)
+    return node
+
+
 def builtin_amdgpu() -> SimNode:
     """amdgpu compiled into the kernel (CONFIG_DRM_AMDGPU=y, as on Gentoo/Arch custom kernels): no
     /proc/modules line, /sys/module/amdgpu and KFD present. Healthy: tools that look for the module
@@ -312,6 +329,8 @@ GPU_NOT_VISIBLE = [
      kernel_without_kfd, "kfd_build", "kernel-without-kfd"),
     ("target-without-rocblas-kernels", "RX 6700 XT (gfx1031) under ROCm 6.0: no TensileLibrary_lazy_gfx1031.dat",
      target_without_rocblas_kernels, "libraries", "no-code-object-for-gpu"),
+    ("slurm-rsmi-missing", "Slurm node: AutoDetect=rsmi, slurmd 'Configured with rsmi, but that lib wasn't found.'",
+     slurm_rsmi_missing, "slurm", "slurm-gpu-autodetect-failed"),
     ("kfd-parameter-invalid", "amdgpu.sched_policy=4 in modprobe.d: 'amdgpu: sched_policy has invalid value', KFD never starts",
      kfd_module_parameter_invalid, "kernel_log", "kfd-module-parameter-invalid"),
 ]
