@@ -185,6 +185,11 @@ def test_slurm_autodetect_passes_with_the_library_and_is_skipped_off_slurm() -> 
     node.remove("/var/log/slurm/slurmd.log")
     node.file("/opt/rocm/lib/librocm_smi64.so.7", "")
     step = {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["slurm"]
+    # on disk but not in the loader's cache (ROCm/legacy-rocm-build#1665): only an rpath finds it
+    assert step.state == State.WARN and "ldconfig -p | grep librocm_smi64: no line" in step.check.evidence
+    # `ldconfig -p` line format as in ROCm/legacy-rocm-build#1274
+    node.command("ldconfig", "-p", "\tlibrocm_smi64.so.7 (libc6,x86-64) => /opt/rocm/lib/librocm_smi64.so.7\n")
+    step = {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["slurm"]
     assert step.state == State.PASS and step.check.message.startswith("AutoDetect=rsmi and slurmd's library is there")
     node.remove("/opt/rocm/lib/librocm_smi64.so.7")      # no complaint logged yet: the missing library decides
     step = {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["slurm"]
