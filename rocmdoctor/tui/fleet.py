@@ -26,7 +26,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Static
 
 from rocmdoctor.status import State
-from rocmdoctor.tui.host_table import Column, HostTable
+from rocmdoctor.tui.host_table import Column, HostTable, StatusLine
 from rocmdoctor.tui.styles import state_badge
 
 SORTS = ("state", "host", "diagnosis", "kernel")
@@ -194,6 +194,7 @@ class FleetApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield StatusLine(id="status")
         yield Static(Text("sweeping...", style="cyan"), id="cohorts")
         yield Input(placeholder="filter: host, state, diagnosis or kernel", id="filter")
         yield HostTable(COLUMNS, id="hosts")
@@ -219,7 +220,7 @@ class FleetApp(App[None]):
         key = self._sort_key()
         shown = sorted((h for h in self.hosts.values() if self._matches(h)), key=key)
         self._table().set_rows([(h.host, self._cells(h)) for h in shown])
-        self._subtitle()
+        self._show_status()
 
     @work(thread=True, exclusive=True, group="sweep")
     def _run_sweep(self) -> None:
@@ -273,10 +274,10 @@ class FleetApp(App[None]):
             self._severity_cache[h.host] = cached
         return cached[1]
 
-    def _subtitle(self) -> None:
-        self.sub_title = (f"{len(self.hosts)} host(s), sorted by {self.sort_key}"
-                          + (f", filter '{self.filter_text}'" if self.filter_text else "")
-                          + f" [{self.phase}]")
+    def _show_status(self) -> None:
+        self._base().query_one("#status", StatusLine).text = (
+            f"{len(self.hosts)} host(s), sorted by {self.sort_key}"
+            + (f", filter '{self.filter_text}'" if self.filter_text else "") + f" [{self.phase}]")
 
     def _selected_host(self) -> str | None:
         return self._table().cursor_key
@@ -305,6 +306,7 @@ class FleetApp(App[None]):
         cohorts = self._base().query_one("#cohorts", Static)
         if message.error:
             cohorts.update(Text(f"sweep failed: {message.error}", style="bold red"))
+            self._reorder()          # the hosts that did answer, with the final status line
             return
         self.result = message.result
         for h in message.result.hosts:

@@ -25,6 +25,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 GAP = 2   # spaces between columns
 
@@ -174,3 +175,20 @@ class HostTable(ScrollView, can_focus=True):
 
     def on_blur(self) -> None:
         self.refresh()
+
+
+class StatusLine(Widget):
+    """One line of the sweep's state (host count, sort, filter, phase) above the table.
+
+    Not the Header's sub-title nor a Static: both re-lay the whole screen out on every change
+    (a Static's update may change its size), 20-40 ms with 1,000 hosts on the 2-core CI machine,
+    and the count changes with every batch of results. This widget has a fixed size, so a new
+    text is only a repaint of its one line.
+    """
+
+    DEFAULT_CSS = "StatusLine { height: 1; width: 1fr; color: $text-muted; }"
+    text: reactive[str] = reactive("", layout=False)
+
+    def render(self) -> Text:
+        return Text(self.text, no_wrap=True, overflow="ellipsis")
+
