@@ -6,6 +6,8 @@ are checked here too, so a runbook that loads is a runbook that can run.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Any
 
 from rocmdoctor.catalog.definitions import CheckDef, DiagnosisDef, RemediationDef, RunbookDef, StepDef
@@ -135,7 +137,7 @@ def _order_steps(ctx: _Ctx, steps: list[StepDef], raw: list[Any], what: str) -> 
                                   "a step's `when` may only name steps that do not depend on it")
         ordered.append(ready[0])
         done.add(ready[0].id)
-    return ordered
+    return [replace(s, gates=frozenset(deps[s.id])) for s in ordered]
 
 
 def _remediation(ctx: _Ctx, raw: Any, what: str, checks: dict[str, CheckDef]) -> RemediationDef:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from rocmdoctor.catalog.definitions import CheckDef, GatherDef, RunbookDef, resolve_gather
-from rocmdoctor.catalog.expressions import ExpressionError, evaluate, render_shell, render_text, step_references
+from rocmdoctor.catalog.expressions import ExpressionError, evaluate, render_shell, render_text
 from rocmdoctor.parsers import ParseError, get_parser, regex_parser
 from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RemediationPlan, StepResult
 from rocmdoctor.status import State
@@ -172,8 +172,7 @@ def evaluate_runbook(
             try:
                 run = bool(evaluate(step.when, scope))
                 why = f"condition not met: {step.when}"
-                if not run and any(results[g].state == State.UNKNOWN for g in step_references(step.when)
-                                   if g in results):
+                if not run and any(results[g].state == State.UNKNOWN for g in step.gates if g in results):
                     # false only because a step it reads has no evidence: undecided, so the
                     # step runs on its own evidence (a ticket holds part of a node)
                     run = True
@@ -181,8 +180,7 @@ def evaluate_runbook(
                 # A gate over a step whose evidence could not be collected cannot rule this
                 # step out: run it and let its own evidence decide (a partial bundle, an
                 # unreadable sysfs). A gate over a skipped step skips this one too.
-                gates = step_references(step.when)
-                run = any(results[g].state == State.UNKNOWN for g in gates if g in results)
+                run = any(results[g].state == State.UNKNOWN for g in step.gates if g in results)
                 why = f"condition could not be evaluated: {exc}"
             if not run:
                 r = StepResult(runbook.id, step.id, title, None, why)
