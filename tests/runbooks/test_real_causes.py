@@ -166,6 +166,16 @@ def test_gfx_override_is_the_target_compared_and_no_rocblas_is_not_judged() -> N
     node = real_causes.target_without_rocblas_kernels().remove("/opt/rocm/lib/rocblas")
     lib = {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["libraries"]
     assert lib.state == State.SKIPPED and "no rocBLAS under /opt/rocm*/lib/rocblas/library" in lib.skipped_because
+    # another release's kernels do not count while /opt/rocm points at this one
+    node = real_causes.target_without_rocblas_kernels()
+    node.file("/opt/rocm-7.0.0/lib/rocblas/library/TensileLibrary_lazy_gfx1031.dat", "")
+    lib = {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["libraries"]
+    assert lib.state == State.WARN and lib.check.message.startswith("rocBLAS in /opt/rocm/lib/rocblas/library has no")
+    # no /opt/rocm link: the versioned install is the one judged
+    node.remove("/opt/rocm/lib/rocblas")
+    lib = {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["libraries"]
+    assert lib.state == State.PASS and lib.check.evidence == (
+        "/opt/rocm-7.0.0/lib/rocblas/library: TensileLibrary index files for gfx1031",)
 
 
 def _triage_sim(node):
