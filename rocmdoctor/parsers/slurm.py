@@ -79,3 +79,21 @@ def parse_gres_conf(text: str) -> dict[str, Any]:
             autodetect, auto_line = auto.lower(), lineno
         records.append({"line": lineno, "fields": fields})
     return {"autodetect": autodetect, "autodetect_line": auto_line, "records": records}
+
+
+_SLURMD_START = re.compile(r"\bslurmd version \S+ started\s*$")
+
+
+@parser("slurmd_log")
+def parse_slurmd_log(text: str) -> dict[str, Any]:
+    """The tail of slurmd's log, split at slurmd's last start.
+
+    slurmd logs `[<time>] slurmd version 25.05.3 started` at every start
+    (tests/fixtures/outputs/slurm/slurmd.log-start); a complaint before the last start
+    belongs to a slurmd that is no longer running. Returns `{started: str|None,
+    since_start: [str]}` (every line when the tail holds no start).
+    """
+    lines = text.splitlines()
+    start = max((i for i, line in enumerate(lines) if _SLURMD_START.search(line)), default=None)
+    return {"started": lines[start] if start is not None else None,
+            "since_start": lines[start + 1:] if start is not None else lines}

@@ -27,3 +27,14 @@ def test_rsmi_mode_is_lower_cased_and_a_stray_word_is_refused():
     assert parse_gres_conf("AutoDetect=RSMI\n")["autodetect"] == "rsmi"
     with pytest.raises(ParseError, match="line 2"):
         parse_gres_conf("AutoDetect=rsmi\nName gpu\n")
+
+
+def test_slurmd_log_is_split_at_the_last_start():
+    from rocmdoctor.parsers.slurm import parse_slurmd_log
+
+    start = (SLURM / "slurmd.log-start").read_text()
+    complaint = "slurmd-nscale-compute-gpu-16: Configured with rsmi, but that lib wasn't found.\n"
+    before = parse_slurmd_log(complaint + start)
+    assert before["started"] == "[2025-09-16T16:31:31.677] slurmd version 25.05.3 started"
+    assert not any("Configured with rsmi" in line for line in before["since_start"])
+    assert parse_slurmd_log(complaint)["since_start"] == [complaint.strip()]    # no start in the tail

@@ -204,5 +204,11 @@ def test_slurm_autodetect_passes_with_the_library_and_is_skipped_off_slurm() -> 
     node.remove("/opt/rocm/lib/librocm_smi64.so.7")      # no complaint logged yet: the missing library decides
     step = {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["slurm"]
     assert step.state == State.FAIL and "no librocm_smi64.so exists" in step.check.message
+    # the complaint of a slurmd that has since been restarted with the library present is history
+    node.file("/opt/rocm/lib/librocm_smi64.so.7", "")
+    node.file("/var/log/slurm/slurmd.log", real_causes.SLURMD_RSMI_MISSING
+              + "[2025-09-16T16:31:31.677] slurmd version 25.05.3 started\n")
+    step = {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["slurm"]
+    assert step.state == State.PASS
     healthy = {s.step_id: s for s in _triage_sim(real_causes.target_without_rocblas_kernels()).runbooks[0].steps}["slurm"]
     assert healthy.state == State.SKIPPED
