@@ -7,7 +7,6 @@ are checked here too, so a runbook that loads is a runbook that can run.
 from __future__ import annotations
 
 from dataclasses import replace
-
 from typing import Any
 
 from rocmdoctor.catalog.definitions import CheckDef, DiagnosisDef, RemediationDef, RunbookDef, StepDef

@@ -169,18 +169,15 @@ def evaluate_runbook(
         title = step.title or ""
         if step.when:
             scope = {"steps": step_scope(results), "vars": vars, "host": host}
+            # A gate over a step whose evidence could not be collected cannot rule this step out:
+            # it runs and its own evidence decides (a ticket holds part of a node, an unreadable
+            # sysfs). A gate over a skipped step skips this one too.
+            undecided = any(results[g].state == State.UNKNOWN for g in step.gates if g in results)
             try:
-                run = bool(evaluate(step.when, scope))
+                run = bool(evaluate(step.when, scope)) or undecided
                 why = f"condition not met: {step.when}"
-                if not run and any(results[g].state == State.UNKNOWN for g in step.gates if g in results):
-                    # false only because a step it reads has no evidence: undecided, so the
-                    # step runs on its own evidence (a ticket holds part of a node)
-                    run = True
             except ExpressionError as exc:
-                # A gate over a step whose evidence could not be collected cannot rule this
-                # step out: run it and let its own evidence decide (a partial bundle, an
-                # unreadable sysfs). A gate over a skipped step skips this one too.
-                run = any(results[g].state == State.UNKNOWN for g in step.gates if g in results)
+                run = undecided
                 why = f"condition could not be evaluated: {exc}"
             if not run:
                 r = StepResult(runbook.id, step.id, title, None, why)

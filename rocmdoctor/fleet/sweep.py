@@ -16,12 +16,12 @@ Guarantees a sweep keeps whatever the hosts do:
 
 from __future__ import annotations
 
+import functools
 import os
 import queue
 import threading
 import time
 import traceback
-import functools
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Sequence

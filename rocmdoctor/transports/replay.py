@@ -75,7 +75,6 @@ class ReplayTransport(Transport):
                 return Evidence(g.key, g.kind, g.source, status, value, item.get("reason", "") if item else "")
         return Evidence(g.key, g.kind, g.source, "unavailable", None, f"`{g.source}`: {NOT_IN_BUNDLE}")
 
-
     def _listing(self) -> dict[str, dict[str, Any]]:
         """Every `ls -l` paste under listings/, parsed once; a paste that is not `ls -l` is ignored."""
         if self._listed is None:
@@ -90,6 +89,16 @@ class ReplayTransport(Transport):
                     continue
         return self._listed
 
+    def _groups(self) -> dict[str, dict[str, Any]]:
+        """The bundle's /etc/group (empty when it has none or it is not /etc/group)."""
+        from rocmdoctor.parsers import ParseError
+        from rocmdoctor.parsers.ids import parse_etc_group
+
+        try:
+            return parse_etc_group(self.bundle.text(file_member("/etc/group")) or "")
+        except ParseError:
+            return {}
+
     def _from_listing(self, pattern: str) -> dict[str, dict[str, Any]] | None:
         """The `stat` answer for a path or glob from the pasted listings: uid/gid only where the
         bundle can say them (root is 0; a group's gid from the bundle's /etc/group), else None.
@@ -99,20 +108,12 @@ class ReplayTransport(Transport):
         hits = {p: e for p, e in listed.items() if rx.match(p.lstrip("/"))}
         if not hits and not any(posixpath.dirname(p) == posixpath.dirname(pattern) for p in listed):
             return None
-        gids = _group_gids(self.bundle.text(file_member("/etc/group")) or "")
+        groups = self._groups()
         return {p: {"type": e["type"], "mode": e["mode"], "uid": 0 if e["owner"] == "root" else None,
-                    "gid": gids.get(e["group"], 0 if e["group"] == "root" else None), "group": e["group"],
+                    "gid": groups[e["group"]]["gid"] if e["group"] in groups else 0 if e["group"] == "root" else None,
+                    "group": e["group"],
                     **({"major": e["major"], "minor": e["minor"]} if "major" in e else {})}
                 for p, e in sorted(hits.items())}
-
-
-def _group_gids(etc_group: str) -> dict[str, int]:
-    out = {}
-    for line in etc_group.splitlines():
-        parts = line.split(":")
-        if len(parts) >= 3 and parts[2].isdigit():
-            out[parts[0]] = int(parts[2])
-    return out
 
 
 def open_bundle(path: str) -> ReplayTransport:
