@@ -156,6 +156,18 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
                             r"type=(?P<layer>[A-Za-z ]+?),")),
     ("pcie_aer_device", re.compile(r"device has no AER-aware driver|AER: (?P<recovery>Device recovery failed)")),
     ("ras_correctable", re.compile(r"correctable hardware errors? detected in (?P<cblock>\S+) block")),
+    # the PCI core's boot-time note that a device's path is slower than the device (pci.c
+    # __pcie_print_link_status: "%u.%03u Gb/s available PCIe bandwidth, limited by %s x%d link at %s
+    # (capable of %u.%03u Gb/s with %s x%d link)"; speeds "8.0 GT/s PCIe", before Linux 5.2 "8 GT/s";
+    # Umio-Yasuno/amdgpu_top#33, geerlingguy/raspberry-pi-pcie-devices#222)
+    ("pcie_bw_limited", re.compile(r"(?P<avail>[\d.]+) Gb/s available PCIe bandwidth, limited by "
+                                   r"(?P<speed>[\d.]+) GT/s(?: PCIe)? x(?P<width>\d+) link at (?P<port>\S+) "
+                                   r"\(capable of (?P<cap>[\d.]+) Gb/s with (?P<cap_speed>[\d.]+) GT/s(?: PCIe)? "
+                                   r"x(?P<cap_width>\d+) link\)")),
+    # enumeration of an AMD/ATI function (drivers/pci/probe.c "[%04x:%04x] type %02x class %#08x"):
+    # says which addresses in a pasted log are the GPU's own (its package's switch ports too)
+    ("amd_pci_device", re.compile(r"^pci \S+: \[1002:(?P<device>[0-9a-f]{4})\] type (?P<type>\d+) "
+                                  r"class (?P<pci_class>0x[0-9a-f]{6})")),
     ("init_ok", re.compile(r"\[drm\] Initialized amdgpu |amdgpu: Topology: Add (?:dGPU|GPU) node|"
                            r"kfd kfd: (?:amdgpu: )?added device|amdgpu kernel modesetting enabled")),
 ]

@@ -39,7 +39,7 @@ def _variant_paths(node: "SimNode") -> dict[str, tuple[F, F]]:
     refcnt = sum(len(g.processes) for g in node.gpus)
     v = {"proc/modules": (F(proc_modules(amdgpu=True, refcnt=refcnt)), F(proc_modules(amdgpu=False, refcnt=0)))}
     for g in node.gpus:
-        d = sysfs.pci_dir(g.bdf)
+        d = sysfs.pci_dir(g)
         v[f"{d}/uevent"] = (F(sysfs.uevent(g, driver=True), 0o644), F(sysfs.uevent(g, driver=False), 0o644))
     return v
 

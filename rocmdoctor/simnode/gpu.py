@@ -26,6 +26,20 @@ class SimProcess:
     alive: bool = True        # False: gone from /proc but still listed by KFD (stale)
 
 
+@dataclass(frozen=True)
+class SimPciPort:
+    """A bridge on the path from the root complex to a GPU, with its PCI core link files."""
+
+    bdf: str
+    vendor_id: int
+    device_id: int
+    cur_gts: float
+    width: int
+    max_gts: float
+    max_width: int
+    pci_class: int = 0x060400   # PCI bridge
+
+
 @dataclass
 class SimGPU:
     index: int
@@ -67,6 +81,10 @@ class SimGPU:
     pcie_width: int = 16
     pcie_max_speed_gts: float = 32.0
     pcie_max_width: int = 16
+    #: bridges above the GPU, root port first (empty: the GPU hangs off the root bus)
+    upstream: tuple[SimPciPort, ...] = ()
+    #: pp_dpm_pcie text as amdgpu prints it ("0: 2.5GT/s, x1 310Mhz \n1: 8.0GT/s, x16 619Mhz *\n"); "" = no file
+    pcie_dpm: str = ""
     processes: list[SimProcess] = field(default_factory=list)
     #: RAS blocks other than umc: block -> (ue, ce); umc comes from ue_errors/ce_errors
     ras_counts: dict[str, tuple[int, int]] = field(default_factory=dict)

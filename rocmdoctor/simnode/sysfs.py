@@ -13,7 +13,9 @@ second part away.
 
 from __future__ import annotations
 
-from rocmdoctor.simnode.gpu import SimGPU
+import posixpath
+
+from rocmdoctor.simnode.gpu import SimGPU, SimPciPort
 from rocmdoctor.simnode.entries import D, Dev, F, L, Tree
 
 # DRM majors: /dev/dri/* is char major 226 (Documentation/admin-guide/devices.txt);
@@ -37,9 +39,18 @@ _SCLK_MIN = 500
 _MCLK_LEVELS = (900, 1100, 1300)
 
 
-def pci_dir(bdf: str) -> str:
-    """Where the device really lives; /sys/bus/pci/devices/<bdf> links here."""
-    return f"sys/devices/pci{bdf[:4]}:00/{bdf}"
+def pci_dir(gpu: SimGPU) -> str:
+    """Where the device really lives, below the ports of its path; /sys/bus/pci/devices/<bdf> links here."""
+    return "/".join([f"sys/devices/pci{gpu.bdf[:4]}:00", *(p.bdf for p in gpu.upstream), gpu.bdf])
+
+
+def link_to(link: str, target: str) -> L:
+    """A relative symlink at `link` to `target` (both paths under the root), as sysfs makes them."""
+    return L(posixpath.relpath(target, posixpath.dirname(link)))
+
+
+def _speed(gts: float) -> str:
+    return _SPEEDS.get(gts, f"{gts:.1f} GT/s PCIe") + "\n"
 
 
 def hwmon_index(gpu: SimGPU) -> int:
@@ -82,22 +93,44 @@ def uevent(gpu: SimGPU, *, driver: bool) -> str:
 
 def pci_core_tree(gpu: SimGPU) -> Tree:
     """Files the PCI core creates for every device (§8, §9): present even with no driver."""
-    d = pci_dir(gpu.bdf)
-    return {
+    d = pci_dir(gpu)
+    tree: Tree = {}
+    parent = f"sys/devices/pci{gpu.bdf[:4]}:00"
+    for port in gpu.upstream:
+        parent = f"{parent}/{port.bdf}"
+        tree.update(pci_port_tree(port, parent))
+    return tree | {
         f"{d}/vendor": F(f"0x{gpu.vendor_id:04x}\n"),
         f"{d}/device": F(f"0x{gpu.device_id:04x}\n"),
         f"{d}/subsystem_vendor": F(f"0x{gpu.vendor_id:04x}\n"),
         f"{d}/subsystem_device": F(f"0x{gpu.subsystem_device_id:04x}\n"),
         f"{d}/class": F(f"0x{ACCEL_CLASS:06x}\n"),
         f"{d}/revision": F(f"0x{gpu.revision:02x}\n"),
-        f"{d}/current_link_speed": F(_SPEEDS.get(gpu.pcie_speed_gts, f"{gpu.pcie_speed_gts:.1f} GT/s PCIe") + "\n"),
+        f"{d}/current_link_speed": F(_speed(gpu.pcie_speed_gts)),
         f"{d}/current_link_width": F(f"{gpu.pcie_width}\n"),
-        f"{d}/max_link_speed": F(_SPEEDS.get(gpu.pcie_max_speed_gts, f"{gpu.pcie_max_speed_gts:.1f} GT/s PCIe") + "\n"),
+        f"{d}/max_link_speed": F(_speed(gpu.pcie_max_speed_gts)),
         f"{d}/max_link_width": F(f"{gpu.pcie_max_width}\n"),
         f"{d}/numa_node": F(f"{0 if gpu.index < 4 else 1}\n"),
         f"{d}/enable": F("1\n", 0o644),
         f"{d}/uevent": F(uevent(gpu, driver=False), 0o644),
-        f"sys/bus/pci/devices/{gpu.bdf}": L(f"../../../devices/pci{gpu.bdf[:4]}:00/{gpu.bdf}"),
+        f"sys/bus/pci/devices/{gpu.bdf}": link_to(f"sys/bus/pci/devices/{gpu.bdf}", d),
+    }
+
+
+def pci_port_tree(port: SimPciPort, d: str) -> Tree:
+    """A bridge on the path to a GPU (root port, platform switch, the GPU package's own switch ports):
+    the PCI core's id and link files, bound to pcieport."""
+    return {
+        f"{d}/vendor": F(f"0x{port.vendor_id:04x}\n"),
+        f"{d}/device": F(f"0x{port.device_id:04x}\n"),
+        f"{d}/class": F(f"0x{port.pci_class:06x}\n"),
+        f"{d}/current_link_speed": F(_speed(port.cur_gts)),
+        f"{d}/current_link_width": F(f"{port.width}\n"),
+        f"{d}/max_link_speed": F(_speed(port.max_gts)),
+        f"{d}/max_link_width": F(f"{port.max_width}\n"),
+        f"{d}/uevent": F(f"DRIVER=pcieport\nPCI_CLASS={port.pci_class:X}\nPCI_ID={port.vendor_id:04X}:{port.device_id:04X}\n"
+                         f"PCI_SLOT_NAME={port.bdf}\n", 0o644),
+        f"sys/bus/pci/devices/{port.bdf}": link_to(f"sys/bus/pci/devices/{port.bdf}", d),
     }
 
 
@@ -148,7 +181,7 @@ def _hwmon(gpu: SimGPU) -> dict[str, F]:
 
 def amdgpu_device_tree(gpu: SimGPU) -> tuple[Tree, list[str]]:
     """Per-GPU entries that exist only while amdgpu is bound, and their top-level paths."""
-    d = pci_dir(gpu.bdf)
+    d = pci_dir(gpu)
     dev_files: dict[str, F] = {
         "mem_info_vram_total": F(f"{gpu.vram_total}\n"),
         "mem_info_vram_used": F(f"{gpu.vram_used}\n"),
@@ -163,6 +196,7 @@ def amdgpu_device_tree(gpu: SimGPU) -> tuple[Tree, list[str]]:
         "pp_dpm_mclk": F(pp_dpm_mclk(gpu)),          # read-only on MI parts (§2 Writes)
         "power_dpm_force_performance_level": F(f"{gpu.perf_level}\n", 0o644),
         "pcie_replay_count": F("0\n"),
+        **({"pp_dpm_pcie": F(gpu.pcie_dpm, 0o644)} if gpu.pcie_dpm else {}),
         "unique_id": F(f"{int(gpu.serial, 16) & 0xFFFFFFFFFFFFFFFF:016x}\n"),
         "serial_number": F(f"{gpu.serial}\n"),
         "product_name": F(f"{gpu.market_name}\n"),
@@ -197,12 +231,11 @@ def amdgpu_device_tree(gpu: SimGPU) -> tuple[Tree, list[str]]:
         tree[f"{d}/drm/{node}/dev"] = F(f"{DRM_MAJOR}:{minor}\n")
         tree[f"{d}/drm/{node}/device"] = L("../../../" + gpu.bdf)
         tree[f"{d}/drm/{node}/uevent"] = F(f"MAJOR={DRM_MAJOR}\nMINOR={minor}\nDEVNAME=dri/{node}\nDEVTYPE=drm_minor\n", 0o644)
-        tree[f"sys/class/drm/{node}"] = L(f"../../devices/pci{gpu.bdf[:4]}:00/{gpu.bdf}/drm/{node}")
+        tree[f"sys/class/drm/{node}"] = link_to(f"sys/class/drm/{node}", f"{d}/drm/{node}")
         roots.append(f"sys/class/drm/{node}")
-    tree[f"sys/class/hwmon/hwmon{hwmon_index(gpu)}"] = L(
-        f"../../devices/pci{gpu.bdf[:4]}:00/{gpu.bdf}/hwmon/hwmon{hwmon_index(gpu)}")
-    tree[f"{d}/driver"] = L("../../../bus/pci/drivers/amdgpu")
-    tree[f"sys/bus/pci/drivers/amdgpu/{gpu.bdf}"] = L(f"../../../../devices/pci{gpu.bdf[:4]}:00/{gpu.bdf}")
+    tree[f"sys/class/hwmon/hwmon{hwmon_index(gpu)}"] = link_to(f"sys/class/hwmon/hwmon{hwmon_index(gpu)}", hw)
+    tree[f"{d}/driver"] = link_to(f"{d}/driver", "sys/bus/pci/drivers/amdgpu")
+    tree[f"sys/bus/pci/drivers/amdgpu/{gpu.bdf}"] = link_to(f"sys/bus/pci/drivers/amdgpu/{gpu.bdf}", d)
     roots += [ras, f"{d}/hwmon", f"{d}/drm", f"{d}/driver", f"sys/class/hwmon/hwmon{hwmon_index(gpu)}"]
     return tree, roots
 

@@ -27,7 +27,7 @@ def triage(name: str, **kw):
     return triage_target(TriageRequest(target=f"demo:{name}", runbooks=(RB,), **kw))
 
 
-@pytest.mark.parametrize("name", ["healthy-mi300x", "healthy-no-gpu", "busy-healthy"])
+@pytest.mark.parametrize("name", ["healthy-mi300x", "healthy-no-gpu", "busy-healthy", "hw-pcie-idle-power-saving"])
 def test_healthy_nodes_stay_ok(name: str) -> None:
     report = triage(name)
     assert report.exit_status == ExitStatus.OK
@@ -141,6 +141,46 @@ def test_pcie_replays_rising_warn(tmp_path: Path) -> None:
     pcie = {s.step_id: s for s in report.runbooks[0].steps}["pcie"]
     assert pcie.state == State.WARN and "0000:c6:00.0 (replays 0 -> 412)" in pcie.check.message
     assert "pcie-errors" in {d.diagnosis_id for d in report.runbooks[0].diagnoses}
+
+
+def test_pcie_link_of_a_radeon_package_is_read_above_its_own_switch() -> None:
+    # the GPU function 0d:00.0 reports 16 GT/s x16 (its internal link); the package's port 0b:00.0
+    # trained at 2.5 GT/s in a root port that can do 16 GT/s: a fault the GPU's own files hide
+    report = triage("hw-pcie-trained-down")
+    pcie = steps(report)["pcie"]
+    assert pcie.state == State.WARN
+    assert pcie.check.message.startswith("PCIe link trained down on 0000:0d:00.0 (its package's port 0000:0b:00.0): x16 at 2.5 GT/s PCIe")
+    assert ("/sys/bus/pci/devices/0000:0b:00.0/current_link_width: 16 (max_link_width: 16); current_link_speed: 2.5 GT/s PCIe "
+            "(max_link_speed: 16.0 GT/s PCIe)") in pcie.check.evidence
+    assert "/sys/bus/pci/devices/0000:00:03.1/max_link_width: 16; max_link_speed: 16.0 GT/s PCIe" in pcie.check.evidence
+    made = diagnoses(report)["pcie-link-degraded"]
+    assert any("lspci -vv -s 0000:0b:00.0" in f for f in made.follow_up)
+
+
+def test_pcie_link_at_the_slots_maximum_is_the_platforms_limit_not_a_fault() -> None:
+    report = triage("hw-pcie-limited-by-slot")
+    pcie = steps(report)["pcie"]
+    assert pcie.state == State.WARN and report.exit_status == ExitStatus.WARNING
+    assert "x16 at 8.0 GT/s PCIe, all the slot at 0000:00:03.1 can do; the card can do x16 at 16.0 GT/s PCIe" in pcie.check.message
+    assert "/sys/bus/pci/devices/0000:00:03.1/max_link_speed: 8.0 GT/s PCIe; max_link_width: 16" in pcie.check.evidence
+    d = diagnoses(report)
+    assert "pcie-link-limited-by-slot" in d and "pcie-link-degraded" not in d
+    assert not d["pcie-link-limited-by-slot"].remediations   # nothing to drain for a slot's limit
+
+
+def test_pcie_boot_note_alone_names_the_limit_and_how_to_tell_its_cause(tmp_path: Path) -> None:
+    # a ticket with only the kernel's boot line (Umio-Yasuno/amdgpu_top#33): no sysfs path to read
+    bundle = tmp_path / "b"
+    (bundle / "commands" / "dmesg").mkdir(parents=True)
+    (bundle / "commands" / "dmesg" / "stdout").write_text(
+        "[    0.584108] pci 0000:0b:00.0: 126.016 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x16 link "
+        "at 0000:00:03.1 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)\n")
+    report = triage_target(TriageRequest(target="ticket", bundle=str(bundle), runbooks=(RB,)))
+    pcie = steps(report)["pcie"]
+    assert pcie.state == State.WARN, pcie.check.message
+    assert "0000:0b:00.0 limited by 8.0 GT/s x16 at 0000:00:03.1, capable of 16.0 GT/s x16" in pcie.check.message
+    made = diagnoses(report)["pcie-link-limited"]
+    assert any("lspci -vv -s 0000:00:03.1" in f for f in made.follow_up)
 
 
 def test_drain_runs_only_with_approval_and_is_audited(tmp_path: Path) -> None:

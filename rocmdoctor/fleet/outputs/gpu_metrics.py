@@ -55,17 +55,24 @@ def reset_samples(hosts: Iterable[Any]) -> list[Sample]:
     return out
 
 
-def pcie_samples(hosts: Iterable[Any]) -> tuple[list[Sample], list[Sample]]:
+def pcie_samples(hosts: Iterable[Any]) -> tuple[list[Sample], list[Sample], list[Sample]]:
+    """Width and speed of each GPU package's link to its slot (`slots`: above the package's own
+    switch, where the GPU function's files show only the internal link), and replays."""
     width: list[Sample] = []
+    speed: list[Sample] = []
     replays: list[Sample] = []
     for host, o in _outputs(hosts, "hw.pcie_link"):
+        for g in o.get("slots") or []:
+            for which, w_key, s_key in (("current", "width", "cur"), ("max", "card_max_width", "card_max")):
+                labels = (("host", host), ("gpu", g["bdf"]), ("link", which))
+                if isinstance(g.get(w_key), int):
+                    width.append((labels, g[w_key]))
+                if isinstance(g.get(s_key), dict) and isinstance(g[s_key].get("gts"), (int, float)):
+                    speed.append((labels, g[s_key]["gts"]))
         for g in o.get("gpus") or []:
-            for which, key in (("current", "width"), ("max", "max_width")):
-                if isinstance(g.get(key), int):
-                    width.append(((("host", host), ("gpu", g["key"]), ("link", which)), g[key]))
             if isinstance(g.get("replays"), int):
                 replays.append(((("host", host), ("gpu", g["key"])), g["replays"]))
-    return width, replays
+    return width, speed, replays
 
 
 def write_gpu_families(w: Any, hosts: Iterable[Any]) -> None:
@@ -78,6 +85,9 @@ def write_gpu_families(w: Any, hosts: Iterable[Any]) -> None:
              retired_page_samples(hosts))
     w.family("gpu_kernel_events", "gauge", "amdgpu hang and reset lines in this boot's kernel log, by kind.",
              reset_samples(hosts))
-    width, replays = pcie_samples(hosts)
-    w.family("gpu_pcie_link_width", "gauge", "PCIe lanes of the GPU's link: current and maximum.", width)
+    width, speed, replays = pcie_samples(hosts)
+    w.family("gpu_pcie_link_width", "gauge", "PCIe lanes of the GPU package's link to its slot: current and the card's maximum.",
+             width)
+    w.family("gpu_pcie_link_speed_gts", "gauge",
+             "PCIe speed (GT/s) of the GPU package's link to its slot: current and the card's maximum.", speed)
     w.family("gpu_pcie_replays", "gauge", "PCIe replays (NAKs) of the GPU since boot (pcie_replay_count).", replays)

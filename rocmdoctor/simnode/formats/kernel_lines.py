@@ -135,6 +135,24 @@ FAULTS: dict[str, list[tuple[str, str]]] = {
         ("amdgpu 0000:0a:00.0: device has no AER-aware driver", "https://github.com/ROCm/legacy-rocm-build/issues/858"),
         ("pcieport 0000:00:1c.4: AER: Device recovery failed", "https://github.com/ROCm/legacy-rocm-build/issues/32"),
     ],
+    # The PCI core's boot note of a path slower than the device: an RX 6800's package (upstream
+    # switch port 0b:00.0) on a PCIe 3.0 board (Umio-Yasuno/amdgpu_top#33), an RX 6700 XT's on a
+    # Compute Module 4's single 5 GT/s lane (geerlingguy/raspberry-pi-pcie-devices#222).
+    "pcie_bw_limited": [
+        ("pci 0000:0b:00.0: 126.016 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x16 link at 0000:00:03.1 "
+         "(capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)", "https://github.com/Umio-Yasuno/amdgpu_top/issues/33"),
+        ("pci 0000:01:00.0: 4.000 Gb/s available PCIe bandwidth, limited by 5.0 GT/s PCIe x1 link at 0000:00:00.0 "
+         "(capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)",
+         "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/222"),
+    ],
+    # Enumeration of that package's upstream switch port (geerlingguy/raspberry-pi-pcie-devices#222)
+    # and of a Vega 56 (#712).
+    "amd_pci_device": [
+        ("pci 0000:01:00.0: [1002:1478] type 01 class 0x060400",
+         "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/222"),
+        ("pci 0000:03:00.0: [1002:687f] type 00 class 0x030000",
+         "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/712"),
+    ],
     # RAS counters (format strings of amdgpu_ras.c, see amdgpu-sysfs.md §10).
     "ras_uncorrectable": [
         ("amdgpu 0000:05:00.0: amdgpu: 1 uncorrectable hardware errors detected in umc block",

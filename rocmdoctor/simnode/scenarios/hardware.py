@@ -7,14 +7,19 @@ Formats and lines with their sources:
   #1886, #4021), `hang_unrecovered` (#5724), `hang_recovered` (#5151);
 - KFD `hive_id` (kfd_topology.c, §11): 0 for a GPU that joined no XGMI hive;
 - PCIe `current_link_width` / `max_link_width` (PCI core, §8) and the AER statistics files
-  (drivers/pci/pcie/aer.c); the AER kernel report: SEQUENCES `pcie_fatal_unrecovered` (#32).
+  (drivers/pci/pcie/aer.c); the AER kernel report: SEQUENCES `pcie_fatal_unrecovered` (#32);
+- a Radeon package's own PCIe switch above its GPU function (upstream port 1002:1478, downstream
+  1002:1479: geerlingguy/raspberry-pi-pcie-devices#222 and #503; the GPU function's link files show
+  the internal link, LACT#334) under a Zen 2 root port 00:03.1 (1022:1483, pci.ids "Starship/Matisse
+  GPP Bridge"), and the RX 6800's `pp_dpm_pcie` and boot line from Umio-Yasuno/amdgpu_top#33.
 """
 
 from __future__ import annotations
 
-from rocmdoctor.simnode.formats.kernel_lines import sequence
+from rocmdoctor.simnode.formats.kernel_lines import messages, sequence
+from rocmdoctor.simnode.gpu import GIB, SimGPU, SimPciPort
 from rocmdoctor.simnode.node import SimNode
-from rocmdoctor.simnode.scenarios import from_cases
+from rocmdoctor.simnode.scenarios import Scenario, from_cases
 from rocmdoctor.simnode.scenarios.gpu_oom import healthy
 
 RUNBOOK = "gpu-hardware-fault"
@@ -111,6 +116,44 @@ def pcie_fatal_in_log() -> SimNode:
     return node.add_kernel_log(lines)
 
 
+def _rx6800(root_max_gts: float, slot_gts: float, dpm: str) -> SimGPU:
+    """An RX 6800 (Navi 21) at 0d:00.0 behind its package's switch (0b:00.0 up, 0c:00.0 down) in
+    root port 00:03.1, the layout of Umio-Yasuno/amdgpu_top#33; the internal links run at 16 GT/s x16."""
+    ports = (SimPciPort("0000:00:03.1", 0x1022, 0x1483, slot_gts, 16, root_max_gts, 16),
+             SimPciPort("0000:0b:00.0", 0x1002, 0x1478, slot_gts, 16, 16.0, 16),
+             SimPciPort("0000:0c:00.0", 0x1002, 0x1479, 16.0, 16, 16.0, 16))
+    return SimGPU(index=0, bdf="0000:0d:00.0", device_id=0x73BF, subsystem_device_id=0x0E3A,
+                  market_name="AMD Radeon RX 6800", gfx_target="gfx1030", vram_total=16 * GIB,
+                  vram_used=300 * 1024 * 1024, edge_temp=41.0, junction_temp=43.0, power_w=9.0,
+                  power_cap_w=203.0, power_cap_default_w=203.0, pcie_speed_gts=16.0, pcie_max_speed_gts=16.0,
+                  upstream=ports, pcie_dpm=dpm)
+
+
+def pcie_limited_by_slot() -> SimNode:
+    """An RX 6800 on a PCIe 3.0 board (Umio-Yasuno/amdgpu_top#33): the package's link runs at 8.0 GT/s
+    x16, all root port 00:03.1 can do; the GPU function itself reports its internal 16 GT/s link."""
+    g = _rx6800(8.0, 8.0, "0: 2.5GT/s, x1 310Mhz \n1: 8.0GT/s, x16 619Mhz *\n")
+    node = SimNode("ws-rx6800-b450", gpus=[g], description="RX 6800 on a PCIe 3.0 board: slot-limited link")
+    return node.add_kernel_log(messages("pcie_bw_limited")[:1])
+
+
+def pcie_trained_down_behind_switch() -> SimNode:
+    """The same card in a PCIe 4.0 root port whose link trained at 2.5 GT/s although amdgpu's DPM
+    asks for its top level: the GPU function still says 16 GT/s x16 (a check reading only it
+    would pass)."""
+    g = _rx6800(16.0, 2.5, "0: 2.5GT/s, x1 310Mhz \n1: 16.0GT/s, x16 619Mhz *\n")
+    return SimNode("ws-rx6800-x570", gpus=[g], description="RX 6800 link trained down to 2.5 GT/s behind its package's switch")
+
+
+def pcie_power_saving() -> SimNode:
+    """The card in a PCIe 4.0 slot at idle: amdgpu's DPM holds the link on level 0 (2.5 GT/s x1),
+    power saving, not a fault; the check passes and says so."""
+    g = _rx6800(16.0, 2.5, "0: 2.5GT/s, x1 310Mhz *\n1: 16.0GT/s, x16 619Mhz \n")
+    g.upstream = (SimPciPort("0000:00:03.1", 0x1022, 0x1483, 2.5, 1, 16.0, 16),
+                  SimPciPort("0000:0b:00.0", 0x1002, 0x1478, 2.5, 1, 16.0, 16), g.upstream[2])
+    return SimNode("ws-rx6800-idle", gpus=[g], description="RX 6800 at idle: DPM level 0 (2.5 GT/s x1)")
+
+
 CASES = [
     ("hw-ecc-uncorrectable", "MI300X GPU 3 with 2 uncorrectable HBM errors and the RAS interrupt in dmesg",
      ecc_uncorrectable, "ecc", "uncorrectable-ecc"),
@@ -132,8 +175,15 @@ CASES = [
      "xgmi", "xgmi-link-errors"),
     ("hw-pcie-narrow", "GPU 6 link at x8 of x16", pcie_narrow, "pcie", "pcie-link-degraded"),
     ("hw-pcie-fatal", "fatal PCIe completion timeout on GPU 2", pcie_fatal, "pcie", "pcie-errors"),
+    ("hw-pcie-limited-by-slot", "RX 6800 at 8.0 GT/s x16 in a PCIe 3.0 root port", pcie_limited_by_slot,
+     "pcie", "pcie-link-limited-by-slot"),
+    ("hw-pcie-trained-down", "RX 6800 package link at 2.5 GT/s in a PCIe 4.0 slot; the GPU function says 16 GT/s",
+     pcie_trained_down_behind_switch, "pcie", "pcie-link-degraded"),
     ("hw-pcie-fatal-aer-log", "kernel AER report: fatal error above GPU 5, link not recovered", pcie_fatal_in_log,
      "pcie", "pcie-errors"),
 ]
 
-SCENARIOS = from_cases(CASES, (RUNBOOK,))
+SCENARIOS = from_cases(CASES, (RUNBOOK,)) + [
+    Scenario("hw-pcie-idle-power-saving", "RX 6800 at idle: DPM level 0, link at 2.5 GT/s x1 (not a fault)",
+             pcie_power_saving, (RUNBOOK,), {"state": "pass"}),
+]

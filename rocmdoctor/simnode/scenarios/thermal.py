@@ -30,7 +30,7 @@ UNDER_LOAD = [(71.0, 682.0, 1653, 43), (79.0, 728.0, 1618, 75)]
 
 
 def _hw(g: SimGPU) -> str:
-    return f"/{pci_dir(g.bdf)}/hwmon/hwmon{hwmon_index(g)}"
+    return f"/{pci_dir(g)}/hwmon/hwmon{hwmon_index(g)}"
 
 
 def junction_crit() -> SimNode:
