@@ -227,3 +227,29 @@ def test_pasted_groups_and_listing_judge_access_by_group_names(tmp_path: Path) -
     assert step.check.message.endswith("can open /dev/kfd and 2 render node(s) (groups rocm-user, sudo, video)")
     assert step.check.evidence == ("groups: rocm-user sudo video", "/dev/kfd: mode 666 group render",
                                    "/dev/dri/renderD128: mode 660 group video", "/dev/dri/renderD129: mode 660 group video")
+
+
+def test_every_member_name_of_a_captured_bundle_fits_a_file_system(tmp_path: Path) -> None:
+    # the checks' own shell snippets are hundreds of bytes; `tar x` of a bundle must not fail with
+    # "File name too long", so they are stored under their `rocmdoctor-NAME`
+    out = tmp_path / "b.tar.gz"
+    capture_target(TriageRequest(target="demo:hw-pcie-trained-down"), out)
+    with tarfile.open(out) as tar:
+        names = tar.getnames()
+    assert max(len(part.encode()) for n in names for part in n.split("/")) <= 255
+    top = names[0].split("/")[0]
+    assert f"{top}/commands/rocmdoctor-pci-path/stdout" in names
+    with tarfile.open(out) as tar:
+        tar.extractall(tmp_path / "x", filter="data")
+    # the extracted directory replays like the archive
+    report = triage_target(TriageRequest(target="x", bundle=str(tmp_path / "x" / top), runbooks=("gpu-hardware-fault",)))
+    pcie = {s.step_id: s for s in report.runbooks[0].steps}["pcie"]
+    assert pcie.state == State.WARN and "its package's port 0000:0b:00.0" in pcie.check.message
+
+
+def test_long_command_names_keep_a_prefix_and_a_hash() -> None:
+    argv = ["amd-smi", "metric", "--json", *[f"--gpu={i}" for i in range(60)]]
+    d = bundle_mod.command_dir(argv)
+    assert d.startswith("commands/amd-smi metric --json --gpu=0") and len(d.split("/", 1)[1].encode()) <= 200
+    assert d != bundle_mod.command_dir(argv[:-1])
+    assert bundle_mod.command_dir(["sh", "-c", "id", "rocmdoctor-id", "alice"]) == "commands/rocmdoctor-id alice"

@@ -8,6 +8,7 @@ their names, types and sizes, so a hostile archive cannot write anywhere.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import posixpath
@@ -36,9 +37,27 @@ class BundleError(RocmdoctorError):
     pass
 
 
+#: a member name's longest path component: file systems refuse names over 255 bytes (NAME_MAX), so
+#: an extracted bundle would lose the member
+_NAME_MAX = 200
+
+
 def command_dir(argv: tuple[str, ...] | list[str]) -> str:
-    """`amd-smi metric --json` -> `commands/amd-smi metric --json` ('/' written as %2F)."""
-    return "commands/" + shlex.join(argv).replace("%", "%25").replace("/", "%2F")
+    """`amd-smi metric --json` -> `commands/amd-smi metric --json` ('/' written as %2F).
+
+    A check's own shell snippet (`sh -c SCRIPT rocmdoctor-NAME [ARG...]`) goes under its name,
+    `commands/rocmdoctor-NAME [ARG...]`: the script is hundreds of bytes and the name is what a
+    person pasting that output into a hand-written bundle can type. Any other name too long for a
+    file system keeps its first bytes and a hash of the whole.
+    """
+    argv = list(argv)
+    if len(argv) >= 4 and argv[0] in ("sh", "bash") and argv[1] == "-c" and argv[3].startswith("rocmdoctor-"):
+        argv = argv[3:]
+    name = shlex.join(argv).replace("%", "%25").replace("/", "%2F")
+    if len(name.encode()) > _NAME_MAX:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+        name = name.encode()[:_NAME_MAX - 20].decode(errors="ignore") + "~" + digest
+    return "commands/" + name
 
 
 def file_member(path: str) -> str:
