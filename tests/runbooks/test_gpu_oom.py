@@ -195,3 +195,44 @@ def test_container_holding_vram_is_named_and_stoppable() -> None:
     plans = {p.remediation_id: p for p in d.remediations}
     assert plans["stop-holder-containers"].command == "docker stop jupyter-bob"
     assert plans["stop-holder-containers"].risk == "high"
+
+
+def test_vram_no_process_holds_is_named_with_the_driver_and_a_guarded_reset(tmp_path: Path) -> None:
+    # ROCm/rocm-systems#8263's figures: 46111 MiB used on every idle GPU, KFD lists no process
+    report = triage("oom-vram-no-process")
+    unowned = steps(report)["unowned"]
+    assert unowned.state == State.WARN and report.exit_status == ExitStatus.WARNING
+    assert unowned.check.message.startswith("360.2 GiB of VRAM used on 8 GPU(s) while no process holds GPU memory: "
+                                            "0000:05:00.0 45.0 GiB of 192.0 GiB (23%)")
+    assert unowned.check.message.endswith("and 5 more")
+    assert "/sys/bus/pci/devices/0000:e5:00.0/mem_info_vram_used: 48350887936 (mem_info_vram_total: 206141652992)" \
+        in unowned.check.evidence
+    assert "head /sys/class/kfd/kfd/proc/*/vram_*: no process" in unowned.check.evidence
+    made = diagnoses(report)["vram-held-by-no-process"]
+    assert "amdgpu 6.16.6" in made.cause and "ROCm/rocm-systems#8263" in made.cause
+    [reset] = made.remediations
+    assert reset.remediation_id == "reset-stranded-gpus" and reset.risk == "high"
+    # refuses when any process holds a GPU by the time it runs, then resets each GPU by address
+    assert reset.command.startswith("if [ -n \"$(ls /sys/class/kfd/kfd/proc 2>/dev/null)\" ]")
+    assert reset.command.count("amd-smi reset -G -g ") == 8
+
+
+def test_vram_of_a_gpu_driving_a_display_is_not_called_unowned(tmp_path: Path) -> None:
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.engine.triage import run_triage
+    from rocmdoctor.simnode.node import sim_transport
+
+    node = oom.vram_without_process()
+    root = node.materialize(tmp_path / "node")
+    for g in node.gpus[1:]:
+        g_dir = root / "sys/devices/pci0000:00" / g.bdf / "drm" / f"card{g.card}" / f"card{g.card}-DP-1"
+        g_dir.mkdir(parents=True)
+        (g_dir / "status").write_text("connected\n")
+    plan = compile_plan(load_catalog(), [RB], {})
+    with sim_transport(root) as t:
+        report = run_triage(t, plan)
+    unowned = {s.step_id: s for s in report.runbooks[0].steps}["unowned"]
+    # only GPU 0 has no display: the other seven may hold a desktop's buffers through DRM
+    assert unowned.state == State.WARN
+    assert unowned.check.message.startswith("45.0 GiB of VRAM used on 1 GPU(s) while no process holds GPU memory: 0000:05:00.0")

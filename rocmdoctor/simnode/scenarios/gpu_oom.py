@@ -301,6 +301,16 @@ def host_oom() -> SimNode:
     return node
 
 
+def vram_without_process() -> SimNode:
+    """Every GPU idle with 46111 MiB of VRAM used and no process in KFD's list, under amdgpu
+    6.16.6: the figures of ROCm/rocm-systems#8263 (8x MI325X, 46111/262128 MB each), on MI300X."""
+    node = healthy()
+    node.driver_version = "6.16.6"
+    for g in node.gpus:
+        g.vram_used = 46111 * 1024 * 1024
+    return node
+
+
 #: (name, description, builder, decisive step, diagnosis, extra vars)
 CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict]] = [
     ("oom-orphan-process", "GPU 3 at 95% VRAM, held by a python3 that no running Slurm job owns (fixable: kill)",
@@ -317,6 +327,8 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict]] = [
      + JOB_LOG + ")", job_too_big, "applog", "job-needs-more-vram", {"log": JOB_LOG}),
     ("oom-host-ram", "the kernel OOM killer killed python3: host RAM, not VRAM, ran out",
      host_oom, "hostoom", "host-ram-exhausted", {}),
+    ("oom-vram-no-process", "45 GiB of VRAM used on every idle GPU, no process holds any (amdgpu 6.16.6)",
+     vram_without_process, "unowned", "vram-held-by-no-process", {}),
 ]
 
 
