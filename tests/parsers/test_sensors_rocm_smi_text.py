@@ -207,7 +207,17 @@ GPU  Temp (DieEdge)  AvgPwr  SCLK  MCLK   Fan  Perf  PwrCap  VRAM%  GPU%
 def test_amd_smi_default_table() -> None:
     (g,) = parse_amd_smi_table(AMD_SMI_TABLE)["gpus"]
     assert g == {"bdf": "0000:c2:00.0", "name": "Radeon 8050S Graphics", "gpu": 0, "temp_c": 29.0, "power_w": 14.0,
-                 "mem_util_pct": None, "uec": 0, "gfx_util_pct": 7.0, "mem_used_mb": 3056, "mem_total_mb": 8192}
+                 "power_cap_w": None, "mem_util_pct": None, "uec": 0, "gfx_util_pct": 7.0, "mem_used_mb": 3056,
+                 "mem_total_mb": 8192}
+
+
+def test_amd_smi_table_rows_pasted_without_header_with_power_over_cap() -> None:
+    # https://github.com/ROCm/rocm-systems/issues/8263 (8x MI325X, amd-smi 26.2.0): two rows of one GPU
+    rows = ("| 0000:05:00.0    AMD Instinct MI325X | 0 %      27 °C   0          135/1000 W |\n"
+            "|   0       1       6        SPX/NPS1 | 0 %        N/A         46111/262128 MB |\n")
+    (g,) = parse_amd_smi_table(rows)["gpus"]
+    assert (g["bdf"], g["gpu"], g["power_w"], g["power_cap_w"], g["gfx_util_pct"], g["mem_used_mb"], g["mem_total_mb"]) == \
+        ("0000:05:00.0", 0, 135.0, 1000.0, 0.0, 46111, 262128)
 
 
 def test_amd_smi_table_rejects_other_text() -> None:
