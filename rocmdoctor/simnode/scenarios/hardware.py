@@ -122,7 +122,7 @@ def _rx6800(root_max_gts: float, slot_gts: float, dpm: str) -> SimGPU:
     ports = (SimPciPort("0000:00:03.1", 0x1022, 0x1483, slot_gts, 16, root_max_gts, 16),
              SimPciPort("0000:0b:00.0", 0x1002, 0x1478, slot_gts, 16, 16.0, 16),
              SimPciPort("0000:0c:00.0", 0x1002, 0x1479, 16.0, 16, 16.0, 16))
-    return SimGPU(index=0, bdf="0000:0d:00.0", device_id=0x73BF, subsystem_device_id=0x0E3A,
+    return SimGPU(index=0, bdf="0000:0d:00.0", device_id=0x73BF, subsystem_device_id=0x73BF,
                   market_name="AMD Radeon RX 6800", gfx_target="gfx1030", vram_total=16 * GIB,
                   vram_used=300 * 1024 * 1024, edge_temp=41.0, junction_temp=43.0, power_w=9.0,
                   power_cap_w=203.0, power_cap_default_w=203.0, pcie_speed_gts=16.0, pcie_max_speed_gts=16.0,
