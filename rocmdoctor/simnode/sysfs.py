@@ -53,6 +53,16 @@ def _speed(gts: float) -> str:
     return _SPEEDS.get(gts, f"{gts:.1f} GT/s PCIe") + "\n"
 
 
+def _link_files(d: str, cur_gts: float, width: int, max_gts: float, max_width: int) -> Tree:
+    """The PCI core's link attributes of the device at `d` (pci-sysfs.c, §8)."""
+    return {
+        f"{d}/current_link_speed": F(_speed(cur_gts)),
+        f"{d}/current_link_width": F(f"{width}\n"),
+        f"{d}/max_link_speed": F(_speed(max_gts)),
+        f"{d}/max_link_width": F(f"{max_width}\n"),
+    }
+
+
 def hwmon_index(gpu: SimGPU) -> int:
     """hwmon numbers are global: hwmon0/1 are the two CPU sockets' k10temp."""
     return gpu.index + 2
@@ -106,10 +116,7 @@ def pci_core_tree(gpu: SimGPU) -> Tree:
         f"{d}/subsystem_device": F(f"0x{gpu.subsystem_device_id:04x}\n"),
         f"{d}/class": F(f"0x{ACCEL_CLASS:06x}\n"),
         f"{d}/revision": F(f"0x{gpu.revision:02x}\n"),
-        f"{d}/current_link_speed": F(_speed(gpu.pcie_speed_gts)),
-        f"{d}/current_link_width": F(f"{gpu.pcie_width}\n"),
-        f"{d}/max_link_speed": F(_speed(gpu.pcie_max_speed_gts)),
-        f"{d}/max_link_width": F(f"{gpu.pcie_max_width}\n"),
+        **_link_files(d, gpu.pcie_speed_gts, gpu.pcie_width, gpu.pcie_max_speed_gts, gpu.pcie_max_width),
         f"{d}/numa_node": F(f"{0 if gpu.index < 4 else 1}\n"),
         f"{d}/enable": F("1\n", 0o644),
         f"{d}/uevent": F(uevent(gpu, driver=False), 0o644),
@@ -124,10 +131,7 @@ def pci_port_tree(port: SimPciPort, d: str) -> Tree:
         f"{d}/vendor": F(f"0x{port.vendor_id:04x}\n"),
         f"{d}/device": F(f"0x{port.device_id:04x}\n"),
         f"{d}/class": F(f"0x{port.pci_class:06x}\n"),
-        f"{d}/current_link_speed": F(_speed(port.cur_gts)),
-        f"{d}/current_link_width": F(f"{port.width}\n"),
-        f"{d}/max_link_speed": F(_speed(port.max_gts)),
-        f"{d}/max_link_width": F(f"{port.max_width}\n"),
+        **_link_files(d, port.cur_gts, port.width, port.max_gts, port.max_width),
         f"{d}/uevent": F(f"DRIVER=pcieport\nPCI_CLASS={port.pci_class:X}\nPCI_ID={port.vendor_id:04X}:{port.device_id:04X}\n"
                          f"PCI_SLOT_NAME={port.bdf}\n", 0o644),
         f"sys/bus/pci/devices/{port.bdf}": link_to(f"sys/bus/pci/devices/{port.bdf}", d),
