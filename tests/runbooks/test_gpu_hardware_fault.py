@@ -183,6 +183,24 @@ def test_pcie_boot_note_alone_names_the_limit_and_how_to_tell_its_cause(tmp_path
     assert any("lspci -vv -s 0000:00:03.1" in f for f in made.follow_up)
 
 
+def test_pcie_boot_notes_of_other_devices_are_not_blamed_on_the_gpu(tmp_path: Path) -> None:
+    # a full boot log names AMD's functions as it enumerates them; the same note for a device
+    # behind a chipset uplink (not AMD's) is left out, the GPU package's own is reported
+    from rocmdoctor.simnode.formats.kernel_lines import FAULTS
+
+    amd_port, vega = (m for m, _ in FAULTS["amd_pci_device"])
+    cm4_note, chipset_note = (m for m, _ in FAULTS["pcie_bw_limited"][1:])
+    bundle = tmp_path / "b"
+    (bundle / "commands" / "dmesg").mkdir(parents=True)
+    (bundle / "commands" / "dmesg" / "stdout").write_text(
+        "".join(f"[    1.{i:06d}] {m}\n" for i, m in enumerate([amd_port, cm4_note, chipset_note])))
+    report = triage_target(TriageRequest(target="ticket", bundle=str(bundle), runbooks=(RB,)))
+    pcie = steps(report)["pcie"]
+    assert pcie.state == State.WARN
+    assert pcie.check.message.startswith("PCIe link below the card's speed: 0000:01:00.0 limited by 5.0 GT/s x1 at 0000:00:00.0")
+    assert "0000:07:00.0" not in pcie.check.message and not any("0000:07:00.0" in e for e in pcie.check.evidence)
+
+
 def test_drain_runs_only_with_approval_and_is_audited(tmp_path: Path) -> None:
     from rocmdoctor.testing.triage_helpers import triage_node
 

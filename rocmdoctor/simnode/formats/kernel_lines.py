@@ -144,6 +144,9 @@ FAULTS: dict[str, list[tuple[str, str]]] = {
         ("pci 0000:01:00.0: 4.000 Gb/s available PCIe bandwidth, limited by 5.0 GT/s PCIe x1 link at 0000:00:00.0 "
          "(capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)",
          "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/222"),
+        # the same note for a device behind a desktop chipset's x4 uplink: not a GPU
+        ("pci 0000:07:00.0: 63.012 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x4 link at 0000:00:01.2 "
+         "(capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)", "https://github.com/hamadmarri/TT-CPU-Scheduler/issues/23"),
     ],
     # Enumeration of that package's upstream switch port (geerlingguy/raspberry-pi-pcie-devices#222)
     # and of a Vega 56 (#712).
