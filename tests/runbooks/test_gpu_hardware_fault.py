@@ -236,3 +236,16 @@ def test_sweep_exports_the_counters_to_prometheus(tmp_path: Path, capsys) -> Non
     assert resets[("demo:hw-ecc-uncorrectable", "gpu_reset")] == 1.0 and resets[("demo:healthy-mi300x", "gpu_reset")] == 0.0
     width = {(s["host"], s["gpu"], s["link"]): v for s, v in fams["rocmdoctor_gpu_pcie_link_width"]["samples"]}
     assert width[("demo:healthy-mi300x", "0000:05:00.0", "current")] == 16.0
+    speed = {(s["host"], s["gpu"], s["link"]): v for s, v in fams["rocmdoctor_gpu_pcie_link_speed_gts"]["samples"]}
+    assert speed[("demo:healthy-mi300x", "0000:05:00.0", "current")] == 32.0
+
+
+def test_prometheus_link_of_a_radeon_package_is_its_slot_link(tmp_path: Path) -> None:
+    # the GPU function of the RX 6800 says 16 GT/s (internal); the metric is the slot's 8 GT/s
+    from rocmdoctor.cli.main import run
+    from rocmdoctor.testing.promtext import parse
+
+    prom = tmp_path / "hw.prom"
+    run(["sweep", "demo:hw-pcie-limited-by-slot", "-r", RB, "--format", "prometheus", "-o", str(prom)])
+    speed = {(s["gpu"], s["link"]): v for s, v in parse(prom.read_text())["rocmdoctor_gpu_pcie_link_speed_gts"]["samples"]}
+    assert speed == {("0000:0d:00.0", "current"): 8.0, ("0000:0d:00.0", "max"): 16.0}
