@@ -212,3 +212,25 @@ def test_slurm_autodetect_passes_with_the_library_and_is_skipped_off_slurm() -> 
     assert step.state == State.PASS
     healthy = {s.step_id: s for s in _triage_sim(real_causes.target_without_rocblas_kernels()).runbooks[0].steps}["slurm"]
     assert healthy.state == State.SKIPPED
+
+
+def test_igpu_first_device_numbers_follow_numeric_kfd_node_order(tmp_path) -> None:
+    # 1 iGPU and 10 discrete GPUs: KFD nodes 1..11. Sorted as text, nodes/10 and nodes/11 would come
+    # before nodes/2 and the discrete "device 1" would be the wrong card
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.engine.triage import run_triage
+    from rocmdoctor.simnode.gpu import SimGPU
+    from rocmdoctor.simnode.node import SimNode, sim_transport
+
+    base = real_causes.igpu_first()
+    igpu, dgpu = base.gpus
+    dgpus = [SimGPU(index=i, bdf=f"0000:{0x20 + i:02x}:00.0", device_id=dgpu.device_id, subsystem_device_id=dgpu.device_id,
+                    market_name=dgpu.market_name, gfx_target=dgpu.gfx_target) for i in range(1, 11)]
+    node = SimNode("ws-many", gpus=[igpu, *dgpus])
+    root = node.materialize(tmp_path / "node")
+    with sim_transport(root) as t:
+        report = run_triage(t, compile_plan(load_catalog(), ["gpu-not-visible"], {}))
+    igpu_step = {s.step_id: s for s in report.runbooks[0].steps}["igpu"]
+    assert igpu_step.state == State.WARN
+    assert igpu_step.check.message.endswith("the discrete gfx1100 at 0000:21:00.0 is device 1")
