@@ -236,3 +236,26 @@ def test_vram_of_a_gpu_driving_a_display_is_not_called_unowned(tmp_path: Path) -
     # only GPU 0 has no display: the other seven may hold a desktop's buffers through DRM
     assert unowned.state == State.WARN
     assert unowned.check.message.startswith("45.0 GiB of VRAM used on 1 GPU(s) while no process holds GPU memory: 0000:05:00.0")
+
+
+def test_from_inside_a_container_host_pids_are_not_called_dead() -> None:
+    # KFD names processes by host PID; in a container with its own PID namespace `ps` cannot
+    # resolve them. Calling them dead (and offering to kill "them") would be wrong and unsafe.
+    report = triage_target(TriageRequest(target="demo:oom-dead-process", runbooks=(RB,)))
+    assert steps(report)["procs"].state == State.FAIL          # on the host: really gone from ps
+    from rocmdoctor.simnode.scenarios.gpu_oom import holder_seen_from_a_container
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.engine.triage import run_triage
+    from rocmdoctor.simnode.node import sim_transport
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = holder_seen_from_a_container().materialize(Path(tmp) / "node")
+        with sim_transport(root) as t:
+            report = run_triage(t, compile_plan(load_catalog(), [RB], {}))
+    procs = {s.step_id: s for s in report.runbooks[0].steps}["procs"]
+    assert procs.state == State.UNKNOWN
+    assert procs.check.message.startswith("this runs inside a container with its own PID namespace (PID 1 is python3)")
+    assert "(39517)" in procs.check.message and "/.dockerenv exists; cat /proc/1/comm: python3" in procs.check.evidence
+    assert not [d for d in report.runbooks[0].diagnoses if d.diagnosis_id in ("dead-process-holds-vram", "orphan-process-holds-vram")]

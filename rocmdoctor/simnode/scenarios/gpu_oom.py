@@ -260,6 +260,16 @@ def dead_holder() -> SimNode:
     return node
 
 
+def holder_seen_from_a_container() -> SimNode:
+    """dead_holder()'s GPU process seen from inside a docker container with its own PID namespace
+    (/.dockerenv, PID 1 the container's python3): KFD's host PID 39517 is not in this `ps`, but the
+    process is not dead; only the host can tell."""
+    node = dead_holder()
+    node.file("/.dockerenv", "", mode=0o755)
+    node.file("/proc/1/comm", "python3\n")
+    return node
+
+
 #: the container of container_holder(): the docker id of TestDockerIDCentOS (neuvector/neuvector
 #: share/system/cgroup_test.go, tests/fixtures/outputs/cgroup/centos-docker-systemd.txt)
 HOLDER_CONTAINER = "9ec39b91f3d70e1beff50a308f77067065ea6be0d91a3378375056cd4422cf3d"
