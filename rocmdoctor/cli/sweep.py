@@ -102,7 +102,7 @@ def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[flo
         opener.close()
     from dataclasses import replace
 
-    from rocmdoctor.fleet.outputs.json_doc import sweep_doc
+    from rocmdoctor.fleet.outputs.json_doc import render_json, sweep_doc
 
     doc = sweep_doc(result)
     if previous is not None:
@@ -115,7 +115,7 @@ def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[flo
 
         print(npd_message(result))
         return npd_status(result)
-    write_output(render(fmt, result), output)
+    write_output(render_json(result, doc) if fmt == "json" else render(fmt, result), output)
     return int(result.exit_status)
 
 

@@ -40,5 +40,10 @@ def sweep_doc(sweep: Any) -> dict[str, Any]:
     }
 
 
-def render_json(sweep: Any) -> str:
-    return json.dumps(sweep_doc(sweep), indent=2) + "\n"
+def render_json(sweep: Any, doc: dict[str, Any] | None = None) -> str:
+    """The sweep as JSON; `doc` is this sweep's `sweep_doc` when the caller built it already (for
+    the history), so 10,000 host documents are not built twice: only the changes are added."""
+    if doc is None:
+        return json.dumps(sweep_doc(sweep), indent=2) + "\n"
+    extra = {"changes": sweep.changes.to_dict()} if sweep.changes is not None else {}
+    return json.dumps({**doc, **extra}, indent=2) + "\n"
