@@ -70,6 +70,17 @@ def _join_maps(maps: Any) -> list[dict[str, Any]]:
     return [{"key": k, **{n: dict(maps[n] or {}).get(k) for n in names}} for k in sorted(first)]
 
 
+_DIGITS = re.compile(r"(\d+)")
+
+
+def _natsort(value: Any) -> list[tuple[str, Any]]:
+    """A glob's {path: value} as (path, value) pairs in natural order: `nodes/2` before `nodes/10`
+    (KFD topology nodes, hwmon10), where `dictsort` would put `nodes/10` first."""
+    def key(path: str) -> list[Any]:
+        return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in _DIGITS.split(path) if p]
+    return sorted(dict(value or {}).items(), key=lambda kv: key(str(kv[0])))
+
+
 def _item_expr(source: str) -> Any:
     return _compiled_expr(str(source))
 
@@ -93,6 +104,7 @@ FILTERS = {
     "select_expr": _select_expr,
     "map_expr": _map_expr,
     "dir_map": _dir_map,
+    "natsort": _natsort,
     "basename": lambda v: os.path.basename(str(v)),
     "dirname": lambda v: os.path.dirname(str(v)),
     "octal": _octal,

@@ -46,6 +46,19 @@ def container_of(cgroup_text: str) -> dict[str, Any] | None:
     return None
 
 
+#: the words a container runtime leaves in its processes' cgroup paths (cgroup v1, and v2 without a
+#: cgroup namespace): enough to tell "inside a container" from PID 1's cgroup file
+_ENGINE_HINT = re.compile(r"(docker|kubepods|libpod|containerd)")
+
+
+@parser("cgroup_engine")
+def parse_cgroup_engine(text: str) -> str | None:
+    """The runtime word (`docker`, `kubepods`, `libpod`, `containerd`) in /proc/1/cgroup, or None
+    on a host (`0::/init.scope`, `1:name=systemd:/`) and in a container with its own cgroup namespace."""
+    m = _ENGINE_HINT.search(text)
+    return m.group(1) if m else None
+
+
 @parser("kfd_cgroups")
 def parse_kfd_cgroups(text: str) -> dict[str, Any]:
     """`{pid (str): {readable: bool, container: {runtime, id, short, pod} | None}}` from the

@@ -35,6 +35,7 @@ class ReplayTransport(Transport):
         self.host = f"bundle:{bundle.host}"
         self._items = {item["key"]: item for item in bundle.manifest.get("items", []) if "key" in item}
         self._listed: dict[str, dict[str, Any]] | None = None
+        self._group_file: dict[str, dict[str, Any]] | None = None
 
     def _exec(self, command: str, *, timeout: float, stdin: str | None, sudo: bool) -> CommandResult:
         raise TargetError(f"{self.host}: a bundle is evidence only; nothing can run on it",
@@ -90,14 +91,16 @@ class ReplayTransport(Transport):
         return self._listed
 
     def _groups(self) -> dict[str, dict[str, Any]]:
-        """The bundle's /etc/group (empty when it has none or it is not /etc/group)."""
-        from rocmdoctor.parsers import ParseError
-        from rocmdoctor.parsers.ids import parse_etc_group
+        """The bundle's /etc/group, parsed once (empty when it has none or it is not /etc/group)."""
+        if self._group_file is None:
+            from rocmdoctor.parsers import ParseError
+            from rocmdoctor.parsers.ids import parse_etc_group
 
-        try:
-            return parse_etc_group(self.bundle.text(file_member("/etc/group")) or "")
-        except ParseError:
-            return {}
+            try:
+                self._group_file = parse_etc_group(self.bundle.text(file_member("/etc/group")) or "")
+            except ParseError:
+                self._group_file = {}
+        return self._group_file
 
     def _from_listing(self, pattern: str) -> dict[str, dict[str, Any]] | None:
         """The `stat` answer for a path or glob from the pasted listings: uid/gid only where the

@@ -47,3 +47,13 @@ def test_docker_ps_id_name_lines() -> None:
     assert parse_container_names(f"{cid} jupyter-bob\n") == {cid: "jupyter-bob"}
     with pytest.raises(ParseError):
         parse_container_names("CONTAINER ID   IMAGE   COMMAND\n")
+
+
+@pytest.mark.parametrize("name, engine", [
+    ("centos-docker-systemd.txt", "docker"), ("bottlerocket-containerd-systemd.txt", "kubepods"),
+    ("crio-1.17-static-pod.txt", "kubepods"), ("host-process.txt", None),
+])
+def test_cgroup_engine_names_the_runtime_a_pid1_cgroup_shows(name: str, engine: str | None) -> None:
+    from rocmdoctor.parsers.cgroups import parse_cgroup_engine
+
+    assert parse_cgroup_engine((FIX / name).read_text()) == engine

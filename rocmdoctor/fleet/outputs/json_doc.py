@@ -36,14 +36,15 @@ def sweep_doc(sweep: Any) -> dict[str, Any]:
         "exit_status": int(sweep.exit_status), "counts": sweep.counts(), "unreachable": sweep.reasons(),
         "ssh_retries": sweep.ssh_retries, "hosts": [host_doc(h) for h in sweep.worst_first()],
         "cohorts": [c.to_dict() for c in sweep.cohorts],
-        **({"changes": sweep.changes.to_dict()} if sweep.changes is not None else {}),
+        **_changes(sweep),
     }
+
+
+def _changes(sweep: Any) -> dict[str, Any]:
+    return {"changes": sweep.changes.to_dict()} if sweep.changes is not None else {}
 
 
 def render_json(sweep: Any, doc: dict[str, Any] | None = None) -> str:
     """The sweep as JSON; `doc` is this sweep's `sweep_doc` when the caller built it already (for
     the history), so 10,000 host documents are not built twice: only the changes are added."""
-    if doc is None:
-        return json.dumps(sweep_doc(sweep), indent=2) + "\n"
-    extra = {"changes": sweep.changes.to_dict()} if sweep.changes is not None else {}
-    return json.dumps({**doc, **extra}, indent=2) + "\n"
+    return json.dumps(sweep_doc(sweep) if doc is None else {**doc, **_changes(sweep)}, indent=2) + "\n"
