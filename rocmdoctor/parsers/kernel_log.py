@@ -117,6 +117,11 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     ("probe_failure", re.compile(r"Fatal error during GPU init|amdgpu: probe of (?P<pbdf>\S+) failed with error (?P<perr>-?\d+)|"
                                  r"probe with driver amdgpu failed with error -?\d+|"
                                  r"amdgpu_device_ip_init failed|hw_init of IP block <\S+> failed|sw_init of IP block <\S+> failed")),
+    # amdgpu drives the GPU as an SR-IOV virtual function and the host's (PF's) mailbox does not
+    # answer: init never finishes (mxgpu_ai.c/mxgpu_nv.c: "trn=%x ACK should not assert! wait again !",
+    # "Doesn't get ack from pf, continue", "Doesn't get msg:%d from pf, error=%d"; ROCm/amdgpu#211)
+    ("vf_mailbox_stuck", re.compile(r"trn=\w+ ACK should not assert|Doesn't get ack from pf|"
+                                    r"Doesn't get msg:\d+ from pf")),
     ("kfd_unsupported", re.compile(r"kfd not supported on this ASIC|not supported in kfd|"
                                    r"skipped device [0-9a-f]+:[0-9a-f]+, PCI rejects atomics|"
                                    r"device [0-9a-f]+:[0-9a-f]+ NOT added due to errors|kgd2kfd_probe failed|"

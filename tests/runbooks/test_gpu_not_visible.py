@@ -39,6 +39,8 @@ EXPECT = {
                           "amdgpu 0000:65:00.0: amdgpu: Fatal error during GPU init"),
     "gpu-missing-from-kfd": ("missing from the KFD topology: 0000:e5:00.0",
                              "renderD135: no KFD node with drm_render_minor 135"),
+    "vf-mailbox-stuck": ("amdgpu is stuck initialising 0000:e5:00.0: it drives the GPU as an SR-IOV virtual function",
+                         "amdgpu 0000:e5:00.0: amdgpu: trn=2 ACK should not assert! wait again !"),
     "smi-missing-gpu": ("amd-smi list shows 7 of the 8 AMD GPU(s) on the PCI bus: missing 0000:a6:00.0",
                         "on the PCI bus, not in amd-smi: 0000:a6:00.0"),
     "kfd-node-missing": ("/dev/kfd is missing although the kernel has KFD", "stat /dev/kfd: No such file or directory"),

@@ -156,6 +156,13 @@ FAULTS: dict[str, list[tuple[str, str]]] = {
         ("pci 0000:03:00.0: [1002:687f] type 00 class 0x030000",
          "https://github.com/geerlingguy/raspberry-pi-pcie-devices/issues/712"),
     ],
+    # amdgpu treats the GPU as an SR-IOV VF and the PF mailbox never answers (MI50 over Thunderbolt 3,
+    # ROCm/amdgpu#211; the "callbacks suppressed" line between them is printk's ratelimit note)
+    "vf_mailbox_stuck": [
+        ("amdgpu 0000:08:00.0: amdgpu: trn=2 ACK should not assert! wait again !",
+         "https://github.com/ROCm/amdgpu/issues/211"),
+        ("xgpu_ai_mailbox_trans_msg: 1654 callbacks suppressed", "https://github.com/ROCm/amdgpu/issues/211"),
+    ],
     # RAS counters (format strings of amdgpu_ras.c, see amdgpu-sysfs.md §10).
     "ras_uncorrectable": [
         ("amdgpu 0000:05:00.0: amdgpu: 1 uncorrectable hardware errors detected in umc block",

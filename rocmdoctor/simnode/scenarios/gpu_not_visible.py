@@ -125,6 +125,23 @@ def gpu_missing_from_kfd() -> SimNode:
     return node
 
 
+def vf_mailbox_stuck() -> SimNode:
+    """amdgpu bound GPU 0000:e5:00.0 but never finished initialising it: it took the GPU for an SR-IOV
+    VF and loops on the PF mailbox ("trn=2 ACK should not assert", ROCm/amdgpu#211, moved to this
+    GPU's address); no KFD node, amd-smi and rocminfo list the other 7."""
+    node = healthy()
+    stuck = node.gpus[-1]
+    node.remove(f"/sys/devices/virtual/kfd/kfd/topology/nodes/{2 + stuck.index}")
+    lines = [(ts, m) for ts, m in amdgpu_init_lines(node, 5.214) if stuck.bdf not in m
+             and m != f"kfd kfd: added device {stuck.vendor_id:x}:{stuck.device_id:x}"]
+    loop = messages("vf_mailbox_stuck", stuck.bdf)
+    lines += [(31.483045 + 0.004 * i, m) for i, m in enumerate(loop + loop[:1])]
+    boot = [(0.0, f"Linux version {node.kernel} (buildd@lcy02-amd64-025)"), (0.0, f"Command line: {node.cmdline}")]
+    _set_klog(node, boot + lines)
+    _answer_runtime(node, node.gpus[:-1])
+    return node
+
+
 def smi_missing_gpu() -> SimNode:
     """amd-smi list shows 7 GPUs (0000:a6:00.0 absent) although driver, KFD and rocminfo have 8."""
     node = healthy()
@@ -191,6 +208,8 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict[str, str]]] = 
      probe_failure, "kernel_log", "probe-failure", {}),
     ("gpu-missing-from-kfd", "KFD refused GPU 0000:e5:00.0 ('NOT added due to errors'): 7 in amd-smi/rocminfo",
      gpu_missing_from_kfd, "kfd", "gpu-missing-from-kfd", {}),
+    ("vf-mailbox-stuck", "amdgpu stuck initialising 0000:e5:00.0 in the SR-IOV mailbox ('trn=2 ACK should not assert')",
+     vf_mailbox_stuck, "kernel_log", "init-stuck-in-vf-mailbox", {}),
     ("smi-missing-gpu", "amd-smi list shows 7 of 8 GPUs (0000:a6:00.0 absent) though KFD has all 8",
      smi_missing_gpu, "runtime", "runtime-missing-gpu", {}),
     ("kfd-node-missing", "/dev/kfd missing although KFD is up: udev did not create it",
