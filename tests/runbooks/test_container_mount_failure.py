@@ -140,3 +140,34 @@ def test_host_without_dev_kfd_is_sent_to_gpu_not_visible(tmp_path: Path) -> None
     report = triage(kfd_node_missing(), tmp_path)
     assert list(diagnoses(report)) == ["host-kfd-missing"]
     assert "--runbook gpu-not-visible" in diagnoses(report)["host-kfd-missing"].cause
+
+
+# --- a ticket's bundle: kubectl's view and rocm-smi, no PCI bus -----------------------------------
+
+K8S_CASE = Path(__file__).resolve().parents[1] / "incidents/container-mount-failure/k8s-device-plugin-no-amd-gpu-allocatable/bundle"
+
+
+def _bundle_triage(bundle: Path):
+    from rocmdoctor.engine.core import TriageRequest, triage_target
+
+    report = triage_target(TriageRequest(target="ticket", runbooks=(RUNBOOK,), bundle=str(bundle),
+                                         vars={"k8s_node": "unnamed"}))
+    return {s.step_id: s for s in report.runbooks[0].steps}
+
+
+def test_bundle_without_the_bus_counts_the_gpus_rocm_smi_lists() -> None:
+    s = _bundle_triage(K8S_CASE)["k8s"]
+    assert s.state == State.FAIL
+    assert s.check.message == ("Kubernetes node unnamed does not advertise amd.com/gpu although 4 GPU(s) are in "
+                               "rocm-smi: the AMD device plugin is not running here")
+    assert "rocm-smi: 4 GPU row(s) (GPU 1, 2, 3, 4)" in s.check.evidence
+
+
+def test_bundle_with_neither_bus_nor_rocm_smi_is_unknown(tmp_path: Path) -> None:
+    import shutil
+
+    bundle = tmp_path / "b"
+    shutil.copytree(K8S_CASE, bundle)
+    shutil.rmtree(bundle / "commands/rocm-smi")
+    s = _bundle_triage(bundle)["k8s"]
+    assert s.state == State.UNKNOWN and s.check.message.startswith("the node's GPUs are not in the evidence")
