@@ -299,3 +299,14 @@ def test_kernel_config_is_read_from_proc_config_gz(tmp_path: Path) -> None:
     assert s.state == State.FAIL
     assert s.check.evidence == ("/proc/config.gz: # CONFIG_HSA_AMD is not set", "/proc/config.gz: CONFIG_DRM_AMDGPU=m")
     assert list(diagnoses(report)) == ["kernel-without-kfd"]
+
+
+def test_a_late_mailbox_line_on_an_initialised_vf_is_not_a_stuck_init(tmp_path: Path) -> None:
+    """A VF guest whose GPU finished init ('[drm] Initialized amdgpu ... for BDF') may still log a
+    mailbox complaint later: only a GPU that never initialised is called stuck."""
+    node = gnv.healthy()
+    bdf = node.gpus[0].bdf
+    node.add_kernel_log([f"amdgpu {bdf}: amdgpu: trn=2 ACK should not assert! wait again !"], at=4000.0)
+    _, report = triage(node, tmp_path)
+    assert steps(report)["kernel_log"].state == State.PASS
+    assert "init-stuck-in-vf-mailbox" not in diagnoses(report)
