@@ -21,8 +21,8 @@ def plan():
     return compile_plan(load_catalog(), ["gpu-not-visible"], {"log": LOG})
 
 
-def _with_log(lines: list[str]):
-    node = jobs.igpu_used_by_job()
+def _with_log(node, lines: list[str]):
+    """The igpu-used-by-job node with its job log replaced by `lines`."""
     node.file(LOG, "\n".join(lines) + "\n")
     return node
 
@@ -46,7 +46,7 @@ def test_job_that_failed_on_the_igpu_is_the_first_diagnosis() -> None:
 
 def test_igpu_listed_without_a_failure_is_a_warning(tmp_path, plan) -> None:
     node = jobs.igpu_used_by_job()
-    _, report = triage_node(_with_log(ggml.device_list(node.gpus)), tmp_path, plan)
+    _, report = triage_node(_with_log(node, ggml.device_list(node.gpus)), tmp_path, plan)
     step = steps(report)["job_gpus"]
     assert step.state == State.WARN
     assert step.check.message.startswith("the job's GPUs include the integrated gfx1036 (AMD Radeon Graphics, device 1)"
@@ -56,19 +56,19 @@ def test_igpu_listed_without_a_failure_is_a_warning(tmp_path, plan) -> None:
 
 def test_failure_on_the_discrete_gpu_is_not_blamed_on_the_igpu(tmp_path, plan) -> None:
     node = jobs.igpu_used_by_job()
-    _, report = triage_node(_with_log([*ggml.device_list(node.gpus), *ggml.kernel_failure(0)]), tmp_path, plan)
+    _, report = triage_node(_with_log(node, [*ggml.device_list(node.gpus), *ggml.kernel_failure(0)]), tmp_path, plan)
     step = steps(report)["job_gpus"]
     assert step.state == State.WARN and step.check.message.endswith("the job's HIP error names device 0")
 
 
 def test_discrete_only_job_passes_and_other_logs_are_not_judged(tmp_path, plan) -> None:
     node = jobs.igpu_used_by_job()
-    _, report = triage_node(_with_log(ggml.device_list(node.gpus[:1]) + ggml.kernel_failure(0)), tmp_path / "a", plan)
+    _, report = triage_node(_with_log(node, ggml.device_list(node.gpus[:1]) + ggml.kernel_failure(0)), tmp_path / "a", plan)
     step = steps(report)["job_gpus"]
     assert step.state == State.PASS and "none is a known integrated target" in step.check.message
     assert f"{LOG}:2: Device 0: AMD Radeon RX 7900 XT, gfx1100 (0x1100)" in evidence(step)
     assert "igpu-used-by-job" not in diagnoses(report)
-    _, report = triage_node(_with_log(["Traceback (most recent call last):", "RuntimeError: boom"]),
+    _, report = triage_node(_with_log(jobs.igpu_used_by_job(), ["Traceback (most recent call last):", "RuntimeError: boom"]),
                             tmp_path / "b", plan)
     assert steps(report)["job_gpus"].state == State.SKIPPED
 

@@ -47,8 +47,10 @@ def healthy() -> SimNode:
     return healthy_mi300x()
 
 
-def _set_klog(node: SimNode, lines: list[tuple[float, str]]) -> None:
-    """Replace the kernel-log answers (dmesg, journalctl -k -b) with `lines` (boot + amdgpu)."""
+def _set_klog(node: SimNode, lines: list[tuple[float, str]], built_by: str = "buildd@lcy02-amd64-025") -> None:
+    """Replace the kernel-log answers (dmesg, journalctl -k -b) with the kernel's two boot lines
+    (`Linux version`, built by `built_by`; `Command line`) followed by `lines`."""
+    lines = [(0.0, f"Linux version {node.kernel} ({built_by})"), (0.0, f"Command line: {node.cmdline}"), *lines]
     node.command("dmesg", "", stdout=kernel.render_dmesg(lines))
     node.command("journalctl", "-k -b --no-pager",
                  stdout=kernel.render_journal_k_monotonic(lines, node.name))
@@ -119,8 +121,7 @@ def gpu_missing_from_kfd() -> SimNode:
     added = f"kfd kfd: added device {lost.vendor_id:x}:{lost.device_id:x}"
     last = max(i for i, (_, m) in enumerate(lines) if m == added)
     lines[last] = (lines[last][0], KFD_NOT_ADDED)
-    boot = [(0.0, f"Linux version {node.kernel} (buildd@lcy02-amd64-025)"), (0.0, f"Command line: {node.cmdline}")]
-    _set_klog(node, boot + lines)
+    _set_klog(node, lines)
     _answer_runtime(node, node.gpus[:-1])
     return node
 
@@ -136,8 +137,7 @@ def vf_mailbox_stuck() -> SimNode:
              and m != f"kfd kfd: added device {stuck.vendor_id:x}:{stuck.device_id:x}"]
     loop = messages("vf_mailbox_stuck", stuck.bdf)
     lines += [(31.483045 + 0.004 * i, m) for i, m in enumerate(loop + loop[:1])]
-    boot = [(0.0, f"Linux version {node.kernel} (buildd@lcy02-amd64-025)"), (0.0, f"Command line: {node.cmdline}")]
-    _set_klog(node, boot + lines)
+    _set_klog(node, lines)
     _answer_runtime(node, node.gpus[:-1])
     return node
 

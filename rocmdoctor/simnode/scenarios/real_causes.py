@@ -77,8 +77,7 @@ def _kfd_refused(name: str, gpu: SimGPU, kfd_line: str, rocminfo_out: str, rc: i
     added = f"kfd kfd: added device {gpu.vendor_id:x}:{gpu.device_id:x}"
     lines = [(ts, kfd_line if m == added else m) for ts, m in lines
              if not m.startswith("amdgpu: Topology: Add GPU node")]
-    boot = [(0.0, f"Linux version {node.kernel} (buildd@lcy01-amd64-009)"), (0.0, f"Command line: {node.cmdline}")]
-    _set_klog(node, boot + lines)
+    _set_klog(node, lines, built_by="buildd@lcy01-amd64-009")
     node.command("rocminfo", "", stdout=rocminfo_out, rc=rc)
     node.remove_tool("amd-smi")     # ROCm releases of that era shipped rocm-smi only
     return node
@@ -281,8 +280,7 @@ def kernel_without_kfd() -> SimNode:
     node.kernel = "6.12.74-flatcar"
     lines = [(ts, m) for ts, m in amdgpu_init_lines(node, 5.214)
              if not m.startswith(("kfd kfd:", "amdgpu: Topology:", "amdgpu: Virtual CRAT"))]
-    boot = [(0.0, f"Linux version {node.kernel} (build@pony-truck.infra.kinvolk.io)"), (0.0, f"Command line: {node.cmdline}")]
-    _set_klog(node, boot + lines)
+    _set_klog(node, lines, built_by="build@pony-truck.infra.kinvolk.io")
     node.file(f"/boot/config-{node.kernel}", KCONFIG_WITHOUT_KFD)
     node.command("rocminfo", "", stdout=ROCMINFO_NO_KFD, rc=1)
     return node
@@ -304,8 +302,7 @@ def kfd_module_parameter_invalid() -> SimNode:
              if not m.startswith(("kfd kfd:", "amdgpu: Topology:", "amdgpu: Virtual CRAT"))]
     first = lines[0][0]
     lines.insert(1, (first + 0.0002, KFD_SCHED_POLICY_INVALID))
-    boot = [(0.0, f"Linux version {node.kernel} (buildd@lcy02-amd64-025)"), (0.0, f"Command line: {node.cmdline}")]
-    _set_klog(node, boot + lines)
+    _set_klog(node, lines)
     node.file(f"/boot/config-{node.kernel}", KCONFIG_WITH_KFD)
     node.file("/etc/modprobe.d/amdgpu-tuning.conf", "options amdgpu sched_policy=4\n")
     node.command("rocminfo", "", stdout=ROCMINFO_NO_KFD, rc=1)
