@@ -128,9 +128,18 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
                                    # KFD refused to start at all (amdkfd/kfd_module.c kfd_init(), before
                                    # /dev/kfd exists; amdgpu ignores the failure; CachyOS/linux-cachyos#643)
                                    r"sched_policy has invalid value|max_num_of_queues_per_device must be between")),
+    # RAS error counts (amdgpu_ras.c amdgpu_ras_error_print_error_data: "socket: %d, die: %d, %lld
+    # [new ]{uncorrectable,correctable} hardware errors detected in [total in ]%s block[, no user
+    # action is needed]"; before Linux 6.7 without the socket/die prefix; ROCm/legacy-rocm-build#4021).
+    # The "in total" line is the cumulative count of one socket/die since the driver loaded, and
+    # is printed for every die of the GPU, 0 included: never an event of its own.
+    ("ras_total", re.compile(r"(?:socket: (?P<socket>\d+), die: (?P<die>\d+),? )?(?P<tcount>\d+) "
+                             r"(?P<severity>uncorrectable|correctable|deferred) hardware errors? detected in total "
+                             r"in (?P<tblock>\w+) block")),
     # "uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!": Vega20/MI50 and MI300X
     # (ROCm/legacy-rocm-build#1886, #1386, #4021)
-    ("ras_uncorrectable", re.compile(r"uncorrectable hardware errors? detected in (?P<block>\S+) block|"
+    ("ras_uncorrectable", re.compile(r"(?:socket: (?P<usocket>\d+), die: (?P<udie>\d+),? )?"
+                                     r"(?P<count>[1-9]\d*) (?:new )?uncorrectable hardware errors? detected in (?P<block>\w+) block|"
                                      r"uncorrectable hardware error\((?P<event>\w+)\) detected|"
                                      r"RAS poison consumption|Poison is created")),
     ("ring_timeout", re.compile(r"ring (?P<ring>\S+) timeout, signaled seq=(?P<signaled>\d+), emitted seq=(?P<emitted>\d+)")),
@@ -160,7 +169,8 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     ("pcie_aer", re.compile(r"PCIe Bus Error: severity=(?P<severity>Correct(?:ed|able)|Uncorrect(?:ed|able) \((?:Fatal|Non-Fatal)\)), "
                             r"type=(?P<layer>[A-Za-z ]+?),")),
     ("pcie_aer_device", re.compile(r"device has no AER-aware driver|AER: (?P<recovery>Device recovery failed)")),
-    ("ras_correctable", re.compile(r"correctable hardware errors? detected in (?P<cblock>\S+) block")),
+    ("ras_correctable", re.compile(r"(?:socket: (?P<csocket>\d+), die: (?P<cdie>\d+),? )?(?P<ccount>\d+) (?:new )?"
+                                   r"correctable hardware errors? detected in (?P<cblock>\w+) block")),
     # the PCI core's boot-time note that a device's path is slower than the device (pci.c
     # __pcie_print_link_status: "%u.%03u Gb/s available PCIe bandwidth, limited by %s x%d link at %s
     # (capable of %u.%03u Gb/s with %s x%d link)"; speeds "8.0 GT/s PCIe", before Linux 5.2 "8 GT/s";
@@ -204,4 +214,43 @@ def parse_kernel_events(text: str) -> list[dict[str, Any]]:
         hit = classify_amdgpu_line(rec["msg"])
         if hit:
             out.append({**rec, "kind": hit[0], "fields": hit[1]})
+    return out
+
+
+@parser("ras_log_counts")
+def parse_ras_log_counts(text: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """amdgpu's RAS error counts as the kernel log states them, per GPU and RAS block.
+
+    Returns `{bdf: {block: {"ue": int, "ce": int, "de": int, "lines": [line, ...]}}}` from
+    the `ras_total`, `ras_correctable` and `ras_uncorrectable` count lines. A socket/die's
+    count is its last "detected in total" line (cumulative since the driver loaded) or,
+    where the kernel prints no total (before Linux 6.7), the sum of its new-error lines;
+    a GPU's count is the sum over its dies. `lines` keeps the lines with a nonzero count
+    as evidence. Lines with no device address are left out: a count that names no GPU
+    cannot be put on one. Raises ParseError like `kernel_log`.
+    """
+    totals: dict[tuple[str, str, str, str, str], int] = {}
+    news: dict[tuple[str, str, str, str, str], int] = {}
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for ev in parse_kernel_events(text):
+        f, bdf = ev["fields"], ev["bdf"]
+        if not bdf:
+            continue
+        if ev["kind"] == "ras_total":
+            sev = {"uncorrectable": "ue", "correctable": "ce", "deferred": "de"}[f["severity"]]
+            key, count = (bdf, f["tblock"], sev, f.get("socket", ""), f.get("die", "")), int(f["tcount"])
+            totals[key] = count
+        elif ev["kind"] == "ras_correctable":
+            key, count = (bdf, f["cblock"], "ce", f.get("csocket", ""), f.get("cdie", "")), int(f["ccount"])
+            news[key] = news.get(key, 0) + count
+        elif ev["kind"] == "ras_uncorrectable" and "count" in f:  # the ERREVENT form carries no count
+            key, count = (bdf, f["block"], "ue", f.get("usocket", ""), f.get("udie", "")), int(f["count"])
+            news[key] = news.get(key, 0) + count
+        else:
+            continue
+        row = out.setdefault(bdf, {}).setdefault(key[1], {"ue": 0, "ce": 0, "de": 0, "lines": []})
+        if count:
+            row["lines"].append(ev["line"])
+    for key, count in {**news, **totals}.items():  # a die's total supersedes its new-error lines
+        out[key[0]][key[1]][key[2]] += count
     return out

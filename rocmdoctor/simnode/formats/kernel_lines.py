@@ -171,6 +171,15 @@ FAULTS: dict[str, list[tuple[str, str]]] = {
         ("amdgpu 0000:1c:00.0: {1}uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",
          "https://github.com/ROCm/legacy-rocm-build/issues/4021"),
     ],
+    # Correctable errors of one socket/die, new and cumulative (MI300X XGMI links, #4021)
+    "ras_correctable": [
+        ("amdgpu 0000:9d:00.0: {1}socket: 6, die: 1, 1533 new correctable hardware errors detected in xgmi_wafl block",
+         "https://github.com/ROCm/legacy-rocm-build/issues/4021"),
+    ],
+    "ras_total": [
+        ("amdgpu 0000:9d:00.0: {1}socket: 6, die: 1, 1533 correctable hardware errors detected in total in xgmi_wafl block",
+         "https://github.com/ROCm/legacy-rocm-build/issues/4021"),
+    ],
 }
 
 
@@ -204,6 +213,14 @@ SEQUENCES: dict[str, list[tuple[str, str]]] = {
         "snd_hda_intel 0000:06:00.1: device has no AER-aware driver",
         "pcieport 0000:00:1c.4: Root Port link has been reset",
         "pcieport 0000:00:1c.4: AER: Device recovery failed")],
+    # Correctable XGMI link errors on one GPU, then the hang's reset of the whole hive (MI300X,
+    # the issue description of ROCm/legacy-rocm-build#4021; the GPU of the errors is 0000:9d:00.0).
+    "xgmi_errors_hive_reset": [(m, "https://github.com/ROCm/legacy-rocm-build/issues/4021") for m in (
+        "amdgpu 0000:9d:00.0: {1}socket: 6, die: 1, 1533 new correctable hardware errors detected in xgmi_wafl block",
+        "amdgpu 0000:9d:00.0: {1}socket: 6, die: 1, 1533 correctable hardware errors detected in total in xgmi_wafl block",
+        "amdgpu 0000:dd:00.0: amdgpu: GPU reset begin!",
+        "amdgpu 0000:dd:00.0: amdgpu: MODE1 reset",
+        "amdgpu 0000:9d:00.0: amdgpu: MODE1 reset")],
     # Uncorrectable RAS interrupt and the reset it triggers: MI50 (ROCm/legacy-rocm-build#1886).
     "ras_interrupt_reset": [
         ("amdgpu 0000:e3:00.0: amdgpu: uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",

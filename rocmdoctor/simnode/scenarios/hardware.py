@@ -4,7 +4,7 @@ Formats and lines with their sources:
 - RAS `<block>_err_count` (`ue:`/`ce:`), `gpu_vram_bad_pages` (`0x%08x : 0x%08x : %1s`),
   `bad_page_threshold`: amdgpu_ras.c via shared/reference/amdgpu-sysfs.md §10;
 - kernel lines: rocmdoctor/simnode/formats/kernel_lines.py SEQUENCES `ras_interrupt_reset` (ROCm/legacy-rocm-build
-  #1886, #4021), `hang_unrecovered` (#5724), `hang_recovered` (#5151);
+  #1886, #4021), `hang_unrecovered` (#5724), `hang_recovered` (#5151), `xgmi_errors_hive_reset` (#4021);
 - KFD `hive_id` (kfd_topology.c, §11): 0 for a GPU that joined no XGMI hive;
 - PCIe `current_link_width` / `max_link_width` (PCI core, §8) and the AER statistics files
   (drivers/pci/pcie/aer.c); the AER kernel report: SEQUENCES `pcie_fatal_unrecovered` (#32);
@@ -92,6 +92,14 @@ def xgmi_link_errors() -> SimNode:
     return node
 
 
+def xgmi_errors_logged() -> SimNode:
+    """GPU 5's XGMI links: 1533 correctable errors, in sysfs and in the kernel's RAS lines (#4021's)."""
+    node = healthy()
+    g = node.gpus[5]
+    g.ras_counts["xgmi_wafl"] = (0, 1533)
+    return node.add_kernel_log(sequence("xgmi_errors_hive_reset", g.bdf)[:2])
+
+
 def pcie_narrow() -> SimNode:
     """GPU 6 trained its link at x8 of x16 (a badly seated module or riser)."""
     node = healthy()
@@ -173,6 +181,8 @@ CASES = [
      "xgmi", "gpu-dropped-from-xgmi-hive"),
     ("hw-xgmi-link-errors", "correctable XGMI link errors on GPU 0 and GPU 7", xgmi_link_errors,
      "xgmi", "xgmi-link-errors"),
+    ("hw-xgmi-errors-logged", "1533 correctable XGMI link errors on GPU 5, counted in sysfs and logged by the kernel",
+     xgmi_errors_logged, "xgmi", "xgmi-link-errors"),
     ("hw-pcie-narrow", "GPU 6 link at x8 of x16", pcie_narrow, "pcie", "pcie-link-degraded"),
     ("hw-pcie-fatal", "fatal PCIe completion timeout on GPU 2", pcie_fatal, "pcie", "pcie-errors"),
     ("hw-pcie-limited-by-slot", "RX 6800 at 8.0 GT/s x16 in a PCIe 3.0 root port", pcie_limited_by_slot,
