@@ -100,6 +100,20 @@ def xgmi_errors_logged() -> SimNode:
     return node.add_kernel_log(sequence("xgmi_errors_hive_reset", g.bdf)[:2])
 
 
+BANDWIDTH_LOG = "/scratch/rocm_bandwidth_test-v.txt"
+
+
+def copy_validation_fail() -> SimNode:
+    """GPU 3's host paths fail rocm_bandwidth_test's data validation (the on-call saved the output)."""
+    from rocmdoctor.simnode.formats.rocm_bandwidth import validation_report
+
+    node = healthy()
+    agent = 2 + 3  # two CPU agents come first
+    failing = {(c, agent) for c in (0, 1)} | {(agent, c) for c in (0, 1)}
+    node.file(BANDWIDTH_LOG, validation_report(node.gpus, failing), uid=1001, gid=1001)
+    return node
+
+
 def pcie_narrow() -> SimNode:
     """GPU 6 trained its link at x8 of x16 (a badly seated module or riser)."""
     node = healthy()
@@ -183,6 +197,8 @@ CASES = [
      "xgmi", "xgmi-link-errors"),
     ("hw-xgmi-errors-logged", "1533 correctable XGMI link errors on GPU 5, counted in sysfs and logged by the kernel",
      xgmi_errors_logged, "xgmi", "xgmi-link-errors"),
+    ("hw-copy-validation-fail", "rocm_bandwidth_test -v: host <-> GPU 3 copies FAIL data validation (use --log "
+     + BANDWIDTH_LOG + ")", copy_validation_fail, "copies", "copy-validation-failed", {"log": BANDWIDTH_LOG}),
     ("hw-pcie-narrow", "GPU 6 link at x8 of x16", pcie_narrow, "pcie", "pcie-link-degraded"),
     ("hw-pcie-fatal", "fatal PCIe completion timeout on GPU 2", pcie_fatal, "pcie", "pcie-errors"),
     ("hw-pcie-limited-by-slot", "RX 6800 at 8.0 GT/s x16 in a PCIe 3.0 root port", pcie_limited_by_slot,

@@ -1,0 +1,97 @@
+"""`rocm_bandwidth_test -v` (validation mode): which copy paths returned the data they were given.
+
+The test copies a buffer along every path between the ROCm agents (host to GPU, GPU to host,
+GPU to GPU, inside one GPU) and compares it with what was sent. Its report (ROCm/
+rocm_bandwidth_test rocm_bandwidth_test_report.cpp DisplayDevInfo / PrintPerfMatrix):
+
+    Device: 0,  Intel(R) Xeon(R) CPU E5-2620 v4 @ 2.10GHz
+    Device: 1,  Vega 10 XTX [Radeon Vega Frontier Edition]
+    ...
+    Data Path Validation
+
+    D/D       0           1
+
+    0         N/A         FAIL
+
+    1         FAIL        PASS
+
+(version 1.0.0, ROCm/legacy-rocm-build#559). Current versions add the GPU's UUID and bus
+address to its device line (`Device: 1,  <name>,  <uuid>,  0c:0.0`). `N/A` is a path the
+test did not run, `FAIL` a copy whose data came back different.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rocmdoctor.parsers import ParseError, parser
+
+_DEVICE = re.compile(r"^\s*Device: (\d+),\s+(.+?)\s*$")
+_HEADER = re.compile(r"^\s*D/D((?:\s+\d+)+)\s*$")
+_ROW = re.compile(r"^\s*(\d+)((?:\s+(?:PASS|FAIL|N/A))+)\s*$")
+_CPU_NAME = re.compile(r"\bCPU\b|Processor|EPYC|Xeon")
+
+
+@parser("rocm_bandwidth_validation")
+def parse_rocm_bandwidth_validation(text: str) -> dict[str, Any]:
+    """The devices and the Data Path Validation matrix of `rocm_bandwidth_test -v`.
+
+    Returns `{devices: {index: {index, name, uuid, bdf, kind, label}}, paths: [{src, dst, result}],
+    failed: [{src, dst, src_name, dst_name, kind}], passed: int, lines: [matrix lines]}`; a
+    device's `label` (and a failed path's src/dst_name) is `device N (name[, bus address])`.
+    `kind` of a device is "gpu" when its line carries a UUID and bus address, "cpu" when its
+    name reads like a processor, else "device"; a failed path's kind is "host-gpu", "gpu-gpu"
+    or "within-device" (the agents besides the host are GPUs). Raises ParseError when the text
+    has no validation matrix.
+    """
+    lines = text.splitlines()
+    devices: dict[int, dict[str, Any]] = {}
+    for line in lines:
+        m = _DEVICE.match(line)
+        if m:
+            parts = re.split(r",\s{2,}", m.group(2))
+            gpu = len(parts) >= 3
+            name = parts[0] if not gpu else ",  ".join(parts[:-2])
+            devices[int(m.group(1))] = {
+                "index": int(m.group(1)), "name": name,
+                "uuid": parts[-2] if gpu else None, "bdf": parts[-1] if gpu else None,
+                "kind": "gpu" if gpu else ("cpu" if _CPU_NAME.search(name) else "device"),
+                "label": f"device {m.group(1)} ({name}" + (f", {parts[-1]})" if gpu else ")")}
+    start = next((i for i, line in enumerate(lines) if line.strip() == "Data Path Validation"), None)
+    if start is None:
+        raise ParseError("no 'Data Path Validation' matrix (not `rocm_bandwidth_test -v` output)")
+    columns: list[int] = []
+    paths: list[dict[str, Any]] = []
+    matrix_lines: list[str] = []
+    for line in lines[start + 1:]:
+        if not line.strip():
+            continue
+        header = _HEADER.match(line)
+        if header and not columns:
+            columns = [int(c) for c in header.group(1).split()]
+            matrix_lines.append(line.rstrip())
+            continue
+        row = _ROW.match(line)
+        if not columns or not row:
+            break
+        results = row.group(2).split()
+        if len(results) != len(columns):
+            raise ParseError(f"validation row {row.group(1)} has {len(results)} results for {len(columns)} devices")
+        matrix_lines.append(line.rstrip())
+        src = int(row.group(1))
+        paths.extend({"src": src, "dst": dst, "result": r} for dst, r in zip(columns, results))
+    if not paths:
+        raise ParseError("'Data Path Validation' without its matrix")
+
+    def kind(p: dict[str, Any]) -> str:
+        if p["src"] == p["dst"]:
+            return "within-device"
+        kinds = {devices.get(p["src"], {}).get("kind"), devices.get(p["dst"], {}).get("kind")}
+        return "host-gpu" if "cpu" in kinds else "gpu-gpu"
+
+    failed = [{**p, "src_name": devices.get(p["src"], {}).get("label", f"device {p['src']}"),
+               "dst_name": devices.get(p["dst"], {}).get("label", f"device {p['dst']}"), "kind": kind(p)}
+              for p in paths if p["result"] == "FAIL"]
+    return {"devices": devices, "paths": paths, "failed": failed,
+            "passed": sum(1 for p in paths if p["result"] == "PASS"), "lines": matrix_lines}

@@ -1,0 +1,49 @@
+"""rocm_bandwidth_test -v: the real 1.0.0 report of ROCm/legacy-rocm-build#559 and the current
+layout (device lines with UUID and bus address) as the simulated node renders it."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocmdoctor.parsers import ParseError
+from rocmdoctor.parsers.rocm_bandwidth import parse_rocm_bandwidth_validation
+from rocmdoctor.simnode.formats.rocm_bandwidth import validation_report
+from rocmdoctor.simnode.scenarios.gpu_oom import healthy
+from rocmdoctor.testing.corpus import ROOT
+
+REAL_559 = (ROOT / "gpu-hardware-fault" / "vega-fe-pcie-riser-copy-validation-fail" / "bundle" / "files"
+            / "ticket" / "rocm_bandwidth_test.txt")
+
+
+def test_real_report_host_paths_fail() -> None:
+    r = parse_rocm_bandwidth_validation(REAL_559.read_text())
+    assert r["devices"][0]["kind"] == "cpu" and r["devices"][1]["kind"] == "device"
+    assert r["devices"][1]["label"] == "device 1 (Vega 10 XTX [Radeon Vega Frontier Edition])"
+    assert [(p["src"], p["dst"], p["result"]) for p in r["paths"]] == [
+        (0, 0, "N/A"), (0, 1, "FAIL"), (1, 0, "FAIL"), (1, 1, "PASS")]
+    assert [(f["src"], f["dst"], f["kind"]) for f in r["failed"]] == [(0, 1, "host-gpu"), (1, 0, "host-gpu")]
+    assert r["passed"] == 1
+    # the Device Access matrix before it (same D/D header, 1/0 cells) is not taken for it
+    assert r["lines"] == ["    D/D       0           1", "    0         N/A         FAIL", "    1         FAIL        PASS"]
+
+
+def test_current_layout_names_gpus_by_bus_address() -> None:
+    node = healthy()
+    text = validation_report(node.gpus, {(2, 3), (3, 3)})
+    r = parse_rocm_bandwidth_validation(text)
+    assert len(r["devices"]) == 10 and r["devices"][3]["kind"] == "gpu"
+    assert r["devices"][3]["bdf"] == node.gpus[1].bdf[5:7] + ":0.0"
+    assert r["devices"][3]["uuid"].startswith("GPU-")
+    kinds = {(f["src"], f["dst"]): f["kind"] for f in r["failed"]}
+    assert kinds == {(2, 3): "gpu-gpu", (3, 3): "within-device"}
+    assert r["passed"] == 10 * 10 - 4 - 2
+
+
+@pytest.mark.parametrize("text,match", [
+    ("RocmBandwidthTest Version: 2.6.0\n\nDevice: 0,  AMD EPYC 9474F 48-Core Processor\n", "no 'Data Path Validation'"),
+    ("Data Path Validation\n\nD/D  0  1\n\n0  N/A\n", "has 1 results for 2 devices"),
+    ("Data Path Validation\n\nnothing here\n", "without its matrix"),
+])
+def test_not_a_validation_report_is_said(text: str, match: str) -> None:
+    with pytest.raises(ParseError, match=match):
+        parse_rocm_bandwidth_validation(text)

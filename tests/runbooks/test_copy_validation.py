@@ -1,0 +1,63 @@
+"""hw.copy_validation reads `rocm_bandwidth_test -v` output given with --log: FAIL on a host path
+names the GPU and quotes the failing rows; an all-PASS report passes; a log that is not such a
+report is UNKNOWN with the parser's reason; without --log the step is skipped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rocmdoctor.engine.core import TriageRequest, triage_target
+from rocmdoctor.simnode.formats.rocm_bandwidth import validation_report
+from rocmdoctor.simnode.scenarios.gpu_oom import healthy
+from rocmdoctor.status import State
+from rocmdoctor.testing.corpus import ROOT
+from rocmdoctor.testing.triage_helpers import diagnoses, steps
+
+RB = "gpu-hardware-fault"
+CASE = ROOT / RB / "vega-fe-pcie-riser-copy-validation-fail"
+
+
+def _triage_bundle(bundle: Path, log: str | None):
+    return triage_target(TriageRequest(target="", bundle=str(bundle), runbooks=(RB,),
+                                       vars={"log": log} if log else {}))
+
+
+def test_real_riser_case_fails_with_the_rows_as_evidence() -> None:
+    report = _triage_bundle(CASE / "bundle", "/ticket/rocm_bandwidth_test.txt")
+    s = steps(report)["copies"]
+    assert s.state == State.FAIL
+    assert s.check.message == ("2 of 3 copy path(s) FAIL data validation (0->1, 1->0): data sent between the host "
+                               "and device 1 (Vega 10 XTX [Radeon Vega Frontier Edition]) comes back different")
+    assert s.check.evidence == ("/ticket/rocm_bandwidth_test.txt: D/D       0           1",
+                                "/ticket/rocm_bandwidth_test.txt: 0         N/A         FAIL",
+                                "/ticket/rocm_bandwidth_test.txt: 1         FAIL        PASS")
+    d = diagnoses(report)["copy-validation-failed"]
+    assert d.confidence == "high" and d.evidence[:3] == s.check.evidence
+    drain = [p for p in d.remediations if p.remediation_id == "drain-node"][0]
+    assert "Reason='rocmdoctor: 2 of 3 copy path(s) FAIL data validation" in drain.command
+
+
+def _bundle_with(tmp_path: Path, text: str) -> Path:
+    f = tmp_path / "bundle" / "files" / "ticket" / "rbt.txt"
+    f.parent.mkdir(parents=True)
+    f.write_text(text)
+    return tmp_path / "bundle"
+
+
+def test_all_pass_report_passes(tmp_path: Path) -> None:
+    bundle = _bundle_with(tmp_path, validation_report(healthy().gpus, set()))
+    s = steps(_triage_bundle(bundle, "/ticket/rbt.txt"))["copies"]
+    assert s.state == State.PASS
+    assert s.check.message == "every copy path rocm_bandwidth_test -v ran passed data validation (96 path(s))"
+
+
+def test_other_log_is_unknown_with_the_reason(tmp_path: Path) -> None:
+    bundle = _bundle_with(tmp_path, "[    5.1] amdgpu 0000:05:00.0: amdgpu: GPU reset begin!\n")
+    s = steps(_triage_bundle(bundle, "/ticket/rbt.txt"))["copies"]
+    assert s.state == State.UNKNOWN
+    assert "no 'Data Path Validation' matrix (not `rocm_bandwidth_test -v` output)" in s.check.message
+
+
+def test_without_a_log_the_step_is_skipped() -> None:
+    s = steps(triage_target(TriageRequest(target="demo:healthy-mi300x", runbooks=(RB,))))["copies"]
+    assert s.state == State.SKIPPED and s.check is None and "--var log" in s.skipped_because
