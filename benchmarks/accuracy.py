@@ -25,6 +25,49 @@ from rocmdoctor.testing.corpus import ROOT as CASES_ROOT  # noqa: E402
 from rocmdoctor.testing.corpus import Outcome, load_cases, run_case  # noqa: E402
 
 
+def coverage(outcomes: list[Outcome]) -> str:
+    """Every runbook diagnosis with the real cases it is the right first diagnosis of and the
+    simulated nodes built for it: which root causes rest on real incidents and which do not yet."""
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.simnode.scenarios import SCENARIOS
+
+    right: dict[tuple[str, str], list[str]] = {}
+    also: dict[tuple[str, str], list[str]] = {}  # named after the first diagnosis of an incident
+    for o in outcomes:
+        name = o.case.case_id.split("/", 1)[1]
+        if o.verdict == "right":
+            right.setdefault((o.case.runbook, o.first_diagnosis), []).append(name)
+        if not o.case.benign:
+            for d in o.diagnoses[1:]:
+                also.setdefault((o.case.runbook, d), []).append(name)
+    sims: dict[str, list[str]] = {}
+    for sc in SCENARIOS.values():
+        d = (sc.expect or {}).get("diagnosis")
+        if d:
+            sims.setdefault(d, []).append(sc.name)
+    rows, bare = [], []
+    catalog = load_catalog()
+    for rb in sorted(catalog.runbooks):
+        for d in catalog.runbooks[rb].diagnoses:
+            cases = right.pop((rb, d.id), [])
+            named = sorted(set(also.get((rb, d.id), [])) - set(cases))
+            rows.append(f"| {rb} | `{d.id}` | {len(cases)} | {', '.join(f'`{c}`' for c in cases) or '-'} "
+                        f"| {', '.join(f'`{c}`' for c in named) or '-'} "
+                        f"| {', '.join(f'`{n}`' for n in sorted(sims.get(d.id, []))) or '-'} |")
+            if not cases and f"`{d.id}`" not in bare:
+                bare.append(f"`{d.id}`")
+    other = sorted(f"`{d}` ({len(c)})" for (_, d), c in right.items())
+    return (
+        "## Root causes and their real cases\n\n"
+        "Each runbook diagnosis, the corpus cases it is the right first diagnosis of, the incidents where\n"
+        "it is named after another first diagnosis, and the simulated nodes (`demo:NAME`) that reproduce\n"
+        "it. A diagnosis with no case as first diagnosis rests on its simulated node and its sources\n"
+        f"({len(bare)} diagnosis ids: {', '.join(bare) or 'none'}).\n"
+        + (f"Cases made right by an error signature's own diagnosis: {', '.join(other)}.\n" if other else "")
+        + "\n| runbook | diagnosis | real cases | cases | also named in | simulated nodes |\n|---|---|---:|---|---|---|\n"
+        + "\n".join(rows) + "\n")
+
+
 def render(outcomes: list[Outcome]) -> str:
     runbooks = sorted({o.case.runbook for o in outcomes})
     rows = []
@@ -75,7 +118,8 @@ Right root cause first: **{right}/{len(real)} ({100 * right / max(1, len(real)):
 | case | verdict | why | thread |
 |---|---|---|---|
 {miss_lines}
-"""
+
+{coverage(outcomes)}"""
 
 
 def main() -> int:

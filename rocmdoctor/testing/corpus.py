@@ -44,6 +44,7 @@ class Outcome:
     overall: str  # the whole report's state
     first_diagnosis: str
     reason: str
+    diagnoses: tuple[str, ...] = ()  # every diagnosis the expected runbook made, first first
 
 
 def load_case(path: Path) -> Case:
@@ -84,21 +85,22 @@ def run_case(case: Case) -> Outcome:
     if rb is None:
         return Outcome(case, "missed", "absent", overall.value, "", f"runbook {case.runbook} not in the report")
     first = rb.diagnoses[0].diagnosis_id if rb.diagnoses else ""
+    made = tuple(d.diagnosis_id for d in rb.diagnoses)
     if case.benign:
         if overall == State.FAIL:
             failing = [f"{r.runbook_id}: " + ", ".join(d.diagnosis_id for d in r.diagnoses)
                        for r in report.runbooks if r.state == State.FAIL]
             return Outcome(case, "false-critical", rb.state.value, overall.value, first,
-                           "CRITICAL on a benign case (" + "; ".join(failing) + ")")
-        return Outcome(case, "benign-ok", rb.state.value, overall.value, first, f"{overall.value}, not critical")
+                           "CRITICAL on a benign case (" + "; ".join(failing) + ")", made)
+        return Outcome(case, "benign-ok", rb.state.value, overall.value, first, f"{overall.value}, not critical", made)
     if first and first in case.diagnoses:
-        return Outcome(case, "right", rb.state.value, overall.value, first, "")
+        return Outcome(case, "right", rb.state.value, overall.value, first, "", made)
     if rb.diagnoses:
         return Outcome(case, "wrong-cause", rb.state.value, overall.value, first,
-                       f"first diagnosis {first}, expected {' or '.join(case.diagnoses)}")
+                       f"first diagnosis {first}, expected {' or '.join(case.diagnoses)}", made)
     if rb.state in (State.FAIL, State.WARN):
         return Outcome(case, "wrong-cause", rb.state.value, overall.value, "",
-                       f"{rb.state.value} without a diagnosis")
+                       f"{rb.state.value} without a diagnosis", made)
     elsewhere = [d.diagnosis_id for r in report.runbooks for d in r.diagnoses]
     unknown = [s.check.message for s in rb.steps if s.check is not None and s.check.state == State.UNKNOWN]
     reason = f"{case.runbook} is {rb.state.value}"
