@@ -164,7 +164,7 @@ def read_bundle(path: str | Path) -> Bundle:
     else:
         raise BundleError(f"{path}: no such bundle", "pass the .tar.gz written by `rocmdoctor capture`, or a directory")
     tops = {name.split("/", 1)[0] for name in members}
-    if "manifest.json" not in members and len(tops) == 1 and not tops & {"files", "commands", "env"}:
+    if "manifest.json" not in members and len(tops) == 1 and not tops & {"files", "commands", "env", "listings"}:
         (top,) = tops
         members = {name[len(top) + 1:]: data for name, data in members.items() if "/" in name}
     manifest: dict[str, Any] = {}
@@ -179,9 +179,9 @@ def read_bundle(path: str | Path) -> Bundle:
         if int(manifest.get("version", VERSION)) > VERSION:
             raise BundleError(f"{path}: bundle format version {manifest['version']} is newer than this rocmdoctor reads",
                               "upgrade rocmdoctor")
-    known = ("files/", "commands/", "env/")
+    known = ("files/", "commands/", "env/", "listings/")
     if not manifest and not any(n.startswith(known) for n in members):
-        raise BundleError(f"{path}: holds no manifest.json, files/, commands/ or env/",
+        raise BundleError(f"{path}: holds no manifest.json, files/, commands/, env/ or listings/",
                           "see docs/capture-format.md for the layout")
     return Bundle(members, manifest, str(path))
 

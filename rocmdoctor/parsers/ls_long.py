@@ -5,7 +5,9 @@ group in it are what the device checks need. GNU coreutils' long format: a type 
 nine permission characters (an optional `.`/`+` for SELinux context / ACL), the link count,
 owner, group, then either `major, minor` (device nodes) or a size, a date of three fields,
 and the name. `DIR:` lines open a directory's section (names in it are relative to DIR);
-`total N` lines are skipped. Source: tests/fixtures/outputs/ls/SOURCES.md.
+`total N` lines are skipped. A pasted prompt line naming one path (`$ ls -la /dev | grep kfd`,
+ROCm/ROCT-Thunk-Interface#36) also opens that path's section: the names printed after it are
+relative to it. Source: tests/fixtures/outputs/ls/SOURCES.md.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from rocmdoctor.parsers import ParseError, parser
 
 _TYPES = {"c": "character special file", "b": "block special file", "d": "directory",
           "l": "symbolic link", "-": "regular file", "p": "fifo", "s": "socket"}
+# "$ ls -la /dev | grep kfd", "# ls -l /dev/dri": the shell prompt, ls, options, one path
+_PROMPT = re.compile(r"^[$#]\s*(?:sudo\s+)?ls(?:\s+-\w+)*\s+(?P<path>/\S*)\s*(?:\|.*)?$")
 _ENTRY = re.compile(
     r"^(?P<type>[-bcdlps])(?P<perm>[-rwxsStT]{9})[.+@]?\s+(?P<links>\d+)\s+(?P<owner>\S+)\s+(?P<group>\S+)\s+"
     r"(?:(?P<major>\d+),\s*(?P<minor>\d+)|(?P<size>\d+[KMGTP]?))\s+"
@@ -48,6 +52,10 @@ def parse_ls_long(text: str) -> dict[str, dict[str, Any]]:
             continue
         if line.endswith(":") and line.startswith("/") and " " not in line:
             directory = line[:-1]
+            continue
+        prompt = _PROMPT.match(line)
+        if prompt:
+            directory = prompt.group("path").rstrip("/") or "/"
             continue
         m = _ENTRY.match(line)
         if not m:

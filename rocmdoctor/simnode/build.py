@@ -55,7 +55,7 @@ def build_tree(node: "SimNode") -> tuple[Tree, list[str], dict[str, tuple[F | No
         t, roots = sysfs.amdgpu_tree(node.gpus, version=node.driver_version, parameters=node.amdgpu_parameters)
         tree.update(t)
         t, r = sysfs.dev_tree(node.gpus, render_gid=group_gid("render"), video_gid=group_gid("video"),
-                              kfd_mode=node.kfd_mode)
+                              kfd_mode=node.kfd_mode, kfd_gid=node.kfd_gid)
         tree.update(t)
         roots += r
     variants: dict[str, tuple[F | None, F | None]] = dict(_variant_paths(node)) if node.amdgpu_installed else {}

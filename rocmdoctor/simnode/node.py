@@ -60,6 +60,8 @@ class SimNode:
         self.amdgpu_parameters: dict[str, str] = {"ras_enable": "-1", "bad_page_threshold": "-1",
                                                   "ras_mask": "4294967295", "noretry": "-1"}
         self.kfd_mode = 0o660
+        #: /dev/kfd's group: None = render (udev's rule); 0 = root, the kernel's own when no rule matched
+        self.kfd_gid: int | None = None
         #: kernel log besides amdgpu's own init lines: (seconds since boot, message)
         self.kernel_log: list[tuple[float, str]] = []
         #: the previous boot's kernel log (journalctl -k -b -1); empty: no persistent journal

@@ -340,11 +340,14 @@ def amdgpu_tree(gpus: list[SimGPU], *, version: str, parameters: dict[str, str])
     return tree, roots
 
 
-def dev_tree(gpus: list[SimGPU], *, render_gid: int, video_gid: int, kfd_mode: int = 0o660) -> tuple[Tree, list[str]]:
+def dev_tree(gpus: list[SimGPU], *, render_gid: int, video_gid: int, kfd_mode: int = 0o660,
+             kfd_gid: int | None = None) -> tuple[Tree, list[str]]:
     """Device nodes as udev creates them on Ubuntu: systemd's 50-udev-default.rules
     gives renderD* and kfd GROUP="render" MODE=@GROUP_RENDER_MODE@, which Debian/
-    Ubuntu build as 0660 (upstream default 0666), and other drm nodes GROUP="video"."""
-    t: Tree = {"dev/kfd": Dev(KFD_MAJOR, 0, kfd_mode, 0, render_gid)}
+    Ubuntu build as 0660 (upstream default 0666), and other drm nodes GROUP="video".
+    `kfd_gid` 0 with mode 0600 is the kernel's own node when no rule matched
+    (ROCm/ROCT-Thunk-Interface#36: `crw------- 1 root root 234, 0 ... kfd`)."""
+    t: Tree = {"dev/kfd": Dev(KFD_MAJOR, 0, kfd_mode, 0, render_gid if kfd_gid is None else kfd_gid)}
     for g in gpus:
         t[f"dev/dri/card{g.card}"] = Dev(DRM_MAJOR, g.card, 0o660, 0, video_gid)
         t[f"dev/dri/renderD{g.render_minor}"] = Dev(DRM_MAJOR, g.render_minor, 0o660, 0, render_gid)

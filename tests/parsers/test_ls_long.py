@@ -30,3 +30,13 @@ def test_modes_are_written_as_stat_prints_them() -> None:
 def test_text_that_is_not_ls_long_is_a_parse_error() -> None:
     with pytest.raises(ParseError, match="no `ls -l` entry"):
         parse_ls_long("ls: cannot access '/dev/kfd': No such file or directory\n")
+
+
+def test_prompt_line_names_the_directory_of_a_grepped_listing() -> None:
+    """`ls -la /dev | grep kfd` prints the bare name; the pasted prompt line says where it is
+    (ROCm/ROCT-Thunk-Interface#36, verbatim, German month name included)."""
+    entries = parse_ls_long("$ ls -la /dev | grep kfd\ncrw-------   1 root    root    234,   0 Mai 21 05:13 kfd\n")
+    assert entries == {"/dev/kfd": {"type": "character special file", "mode": "600", "owner": "root",
+                                    "group": "root", "links": 1, "major": 234, "minor": 0}}
+    # a file argument prints its own absolute name: the prompt changes nothing
+    assert list(parse_ls_long("$ ls -l /dev/kfd\ncrw-rw---- 1 root render 234, 0 Sep  2 15:45 /dev/kfd\n")) == ["/dev/kfd"]

@@ -18,6 +18,7 @@ from rocmdoctor.simnode.scenarios import gpu_not_visible as gnv
 from rocmdoctor.simnode.nodes import healthy_no_gpu
 from rocmdoctor.simnode.node import SimNode, sim_transport
 from rocmdoctor.testing.triage_helpers import diagnoses, evidence, steps, triage_node
+from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.engine.triage import TriageReport, run_triage
 
 RUNBOOK = gnv.RUNBOOK
@@ -45,6 +46,8 @@ EXPECT = {
                         "on the PCI bus, not in amd-smi: 0000:a6:00.0"),
     "kfd-node-missing": ("/dev/kfd is missing although the kernel has KFD", "stat /dev/kfd: No such file or directory"),
     "user-not-in-render": ("bob cannot open /dev/kfd and 8 render node(s)", "stat /dev/kfd: mode 660 uid 0 gid 109"),
+    "kfd-root-only": ("/dev/kfd has mode 600 (owner uid 0, group root): no group or other user may open it",
+                      "stat /dev/kfd: mode 600 owner uid 0 group root"),
     "visible-devices-empty": ('ROCR_VISIBLE_DEVICES="" hides every GPU', 'env: ROCR_VISIBLE_DEVICES=""'),
     "gpu-fell-off-bus": ("7 AMD GPU(s) on the PCI bus, 8 expected", "0000:a6:00.0, 0000:e5:00.0"),
 }
@@ -310,3 +313,23 @@ def test_a_late_mailbox_line_on_an_initialised_vf_is_not_a_stuck_init(tmp_path: 
     _, report = triage(node, tmp_path)
     assert steps(report)["kernel_log"].state == State.PASS
     assert "init-stuck-in-vf-mailbox" not in diagnoses(report)
+
+
+def test_kfd_udev_rule_names_render_or_video_and_never_overwrites(tmp_path: Path) -> None:
+    """The rule gives /dev/kfd the render group where /etc/group has it, else video; an
+    existing 70-kfd.rules stops the command instead of being replaced."""
+    _, report = triage(gnv.kfd_root_only(), tmp_path)
+    plan = [p for p in diagnoses(report)["kfd-node-root-only"].remediations if p.remediation_id == "add-kfd-udev-rule"][0]
+    assert "'KERNEL==\"kfd\", GROUP=\"render\", MODE=\"0660\"'" in plan.command
+    assert 'if [ -e "$f" ]; then echo' in plan.command and plan.command.index("exit 1") < plan.command.index("printf")
+    assert plan.risk == "low" and plan.verify_check == "devices.access"
+    # an older distribution without a render group (bundle: the ticket's listing, its /etc/group)
+    bundle = tmp_path / "bundle"
+    (bundle / "listings").mkdir(parents=True)
+    (bundle / "listings" / "kfd").write_text("$ ls -la /dev | grep kfd\n"
+                                             "crw-------   1 root    root    234,   0 Mai 21 05:13 kfd\n")
+    (bundle / "files" / "etc").mkdir(parents=True)
+    (bundle / "files" / "etc" / "group").write_text("root:x:0:\nvideo:x:44:alice\n")
+    report = triage_target(TriageRequest(target="", bundle=str(bundle), runbooks=(RUNBOOK,)))
+    plan = diagnoses(report)["kfd-node-root-only"].remediations[0]
+    assert 'GROUP="video"' in plan.command

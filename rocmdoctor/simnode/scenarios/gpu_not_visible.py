@@ -182,6 +182,15 @@ def user_not_in_render() -> SimNode:
     return node
 
 
+def kfd_root_only() -> SimNode:
+    """No udev rule matched /dev/kfd: it stays the kernel's 0600 root:root; user alice (render) is refused."""
+    node = healthy()
+    node.kfd_mode, node.kfd_gid = 0o600, 0
+    node.login_user = "alice"
+    node.command("rocminfo", "", stdout=rocminfo.render_rocminfo_kfd_error("Permission denied", user="alice"), rc=1)
+    return node
+
+
 def visible_devices_empty() -> SimNode:
     """ROCR_VISIBLE_DEVICES="" exported in the login environment hides all 8 GPUs."""
     node = healthy()
@@ -216,6 +225,8 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict[str, str]]] = 
      kfd_node_missing, "devnodes", "device-nodes-missing", {}),
     ("user-not-in-render", "user bob is not in the render group: /dev/kfd permission denied",
      user_not_in_render, "access", "user-not-in-render-group", {}),
+    ("kfd-root-only", "/dev/kfd left 0600 root:root (no udev rule): only root can open it",
+     kfd_root_only, "access", "kfd-node-root-only", {}),
     ("visible-devices-empty", "ROCR_VISIBLE_DEVICES=\"\" in the environment hides every GPU",
      visible_devices_empty, "env", "visibility-variable-masks-gpus", {}),
     ("gpu-fell-off-bus", "7 of 8 expected GPUs on the PCI bus (run with --var expect_gpus=8)",
