@@ -61,3 +61,15 @@ def test_other_log_is_unknown_with_the_reason(tmp_path: Path) -> None:
 def test_without_a_log_the_step_is_skipped() -> None:
     s = steps(triage_target(TriageRequest(target="demo:healthy-mi300x", runbooks=(RB,))))["copies"]
     assert s.state == State.SKIPPED and s.check is None and "--var log" in s.skipped_because
+
+
+def test_peer_and_inside_failures_are_named_without_blaming_the_host_link(tmp_path: Path) -> None:
+    gpus = healthy().gpus
+    bundle = _bundle_with(tmp_path, validation_report(gpus, {(2, 3), (3, 3)}))
+    report = _triage_bundle(bundle, "/ticket/rbt.txt")
+    s = steps(report)["copies"]
+    a, b = (f"AMD Instinct MI300X, {g.bdf[5:7]}:0.0" for g in gpus[:2])
+    assert s.check.message == (f"2 of 96 copy path(s) FAIL data validation (2->3, 3->3); between device 2 ({a}) "
+                               f"and device 3 ({b}); inside device 3 ({b})")
+    cause = diagnoses(report)["copy-validation-failed"].cause
+    assert "No failed path involves the host" in cause and "riser" not in cause
