@@ -1,10 +1,23 @@
 """Write one benchmark's generated section of docs/benchmarks.md, keeping the rest
-(other benchmarks' sections and hand-written notes) as it is."""
+(other benchmarks' sections and hand-written notes) as it is; and time a call the way
+the benchmarks report it (best of N wall-clock runs)."""
 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
+from typing import Any, Callable
+
+
+def best_of(fn: Callable[[], Any], runs: int = 3, clock: Callable[[], float] = time.perf_counter) -> float:
+    """The fastest of `runs` timings of fn(), in seconds (wall clock; `time.process_time` for CPU)."""
+    best = float("inf")
+    for _ in range(runs):
+        t0 = clock()
+        fn()
+        best = min(best, clock() - t0)
+    return best
 
 
 def write_section(path: Path, name: str, text: str) -> None:

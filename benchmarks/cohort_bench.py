@@ -22,16 +22,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _doc import write_section  # noqa: E402
+from _doc import best_of, write_section  # noqa: E402
 
 
 def _cpu(fn, runs: int = 3) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        t0 = time.process_time()
-        fn()
-        best = min(best, time.process_time() - t0)
-    return best
+    return best_of(fn, runs, clock=time.process_time)
 
 
 def main() -> int:

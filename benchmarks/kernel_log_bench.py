@@ -22,16 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _doc import write_section  # noqa: E402
-
-
-def _best(fn, runs: int = 3) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+from _doc import best_of, write_section  # noqa: E402
 
 
 def main() -> int:
@@ -58,8 +49,8 @@ def main() -> int:
         small = Path(tmp) / "small" / "commands" / "dmesg"
         small.mkdir(parents=True)
         (small / "stdout").write_text("\n".join(lines[:50]) + "\n")
-        big_s = _best(lambda: triage_target(TriageRequest(target="", bundle=tmp)))
-        small_s = _best(lambda: triage_target(TriageRequest(target="", bundle=str(Path(tmp) / "small"))))
+        big_s = best_of(lambda: triage_target(TriageRequest(target="", bundle=tmp)))
+        small_s = best_of(lambda: triage_target(TriageRequest(target="", bundle=str(Path(tmp) / "small"))))
 
     text = f"""## Triage with a large kernel log
 

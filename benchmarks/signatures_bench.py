@@ -19,16 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _doc import write_section  # noqa: E402
-
-
-def _best(fn, runs: int = 3) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+from _doc import best_of, write_section  # noqa: E402
 
 
 def main() -> int:
@@ -48,7 +39,7 @@ def main() -> int:
     lines = [real[i // 1000 % len(real)] if i % 1000 == 0 else filler for i in range(args.lines)]
     log = "\n".join(lines)
     mb = len(log.encode()) / 1e6
-    t_log = _best(lambda: match_text(sigs, log, "job.log"))
+    t_log = best_of(lambda: match_text(sigs, log, "job.log"))
     found = len(match_text(sigs, log, "job.log"))
 
     hostile = {
@@ -58,7 +49,7 @@ def main() -> int:
         "'OOM when allocating tensor with shape' + '[1,' x 300,000": "OOM when allocating tensor with shape"
         + "[1," * 300_000 + " and type",
     }
-    rows = [(name, _best(lambda t=text: match_text(sigs, t)), len(text) / 1e6) for name, text in hostile.items()]
+    rows = [(name, best_of(lambda t=text: match_text(sigs, t)), len(text) / 1e6) for name, text in hostile.items()]
 
     print(f"{len(sigs)} signatures; {args.lines} lines ({mb:.1f} MB): {t_log:.3f} s, {found} signature(s) found")
     for name, t, size in rows:
