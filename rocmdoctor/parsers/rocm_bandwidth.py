@@ -38,8 +38,9 @@ def parse_rocm_bandwidth_validation(text: str) -> dict[str, Any]:
     """The devices and the Data Path Validation matrix of `rocm_bandwidth_test -v`.
 
     Returns `{devices: {index: {index, name, uuid, bdf, kind, label}}, paths: [{src, dst, result}],
-    failed: [{src, dst, src_name, dst_name, kind}], passed: int, lines: [matrix lines]}`; a
-    device's `label` (and a failed path's src/dst_name) is `device N (name[, bus address])`.
+    failed: [{src, dst, src_name, dst_name, kind, gpu}], passed: int, lines: [matrix lines]}`; a
+    device's `label` (and a failed path's src/dst_name) is `device N (name[, bus address])`;
+    `gpu` is the label of a host-GPU path's GPU end (None for other paths).
     `kind` of a device is "gpu" when its line carries a UUID and bus address, "cpu" when its
     name reads like a processor, else "device"; a failed path's kind is "host-gpu", "gpu-gpu"
     or "within-device" (the agents besides the host are GPUs). Raises ParseError when the text
@@ -90,8 +91,15 @@ def parse_rocm_bandwidth_validation(text: str) -> dict[str, Any]:
         kinds = {devices.get(p["src"], {}).get("kind"), devices.get(p["dst"], {}).get("kind")}
         return "host-gpu" if "cpu" in kinds else "gpu-gpu"
 
-    failed = [{**p, "src_name": devices.get(p["src"], {}).get("label", f"device {p['src']}"),
-               "dst_name": devices.get(p["dst"], {}).get("label", f"device {p['dst']}"), "kind": kind(p)}
+    def label(i: int) -> str:
+        return devices.get(i, {}).get("label", f"device {i}")
+
+    def gpu_end(p: dict[str, Any]) -> str | None:
+        if kind(p) != "host-gpu":
+            return None
+        return label(p["dst"] if devices.get(p["src"], {}).get("kind") == "cpu" else p["src"])
+
+    failed = [{**p, "src_name": label(p["src"]), "dst_name": label(p["dst"]), "kind": kind(p), "gpu": gpu_end(p)}
               for p in paths if p["result"] == "FAIL"]
     return {"devices": devices, "paths": paths, "failed": failed,
             "passed": sum(1 for p in paths if p["result"] == "PASS"), "lines": matrix_lines}
