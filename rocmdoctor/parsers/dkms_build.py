@@ -10,6 +10,9 @@ console (dkms 2.x and 3.x):
     Error! Bad return status for module build on kernel: 6.14.0-24-generic (x86_64)
     Consult /var/lib/dkms/amdgpu/6.12.12-2164967.24.04/build/make.log for more information.
     dkms autoinstall on 6.8.0-44-generic/x86_64 failed for amdgpu(10)
+    Error! Could not locate dkms.conf file.
+    File: /var/lib/dkms/amdgpu/5.18.13-1577590.22.04/source/dkms.conf does not exist.
+    WARNING: amdgpu dkms failed for running kernel      (amdgpu-dkms's post-install script)
 make.log:
     DKMS make.log for amdgpu-3.8-30 for kernel 5.9.2-arch1-1 (x86_64)
     /var/lib/dkms/.../Makefile:16: *** dma_resv->seq is missing., exit.... 中止.
@@ -26,6 +29,7 @@ import re
 from typing import Any
 
 from rocmdoctor.parsers import parser
+from rocmdoctor.parsers.dkms import stale_tree
 
 _FAILED = re.compile(r"Bad return status for module build on kernel: (?P<kernel>\S+)(?: \((?P<arch>[^)]+)\))?")
 _AUTOINSTALL = re.compile(r"dkms autoinstall on (?P<kernel>[^/\s]+)/(?P<arch>\S+) failed for (?P<module>[\w-]+)")
@@ -36,6 +40,7 @@ _HEADER = re.compile(r"DKMS make\.log for (?P<module>[\w-]+?)-(?P<version>\d\S*)
 _GCC_ERROR = re.compile(r"^\s*(?:\d+\s+)?(?P<file>[^\s:]+):\d+(?::\d+)?: (?:fatal )?error: (?P<msg>.+)$")
 _MAKE_STOP = re.compile(r"Makefile(?:\.[\w.-]+)?:\d+: \*\*\* (?P<msg>.+)")
 _MODPOST = re.compile(r"^\s*(?:ERROR|FATAL): modpost: (?P<msg>.+)$")
+_POSTINST = re.compile(r"(?P<module>amdgpu|rock) dkms failed for running kernel", re.IGNORECASE)
 _GCC_MISMATCH = re.compile(r'"Local GCC version (?P<local>\d+) does not match kernel compiler GCC version (?P<kernel>\d+)"')
 # Real DKMS/make lines are short; a pathological line (a binary blob, 100k brackets) must not
 # make a search quadratic, so only its head is read and each pattern needs its keyword first.
@@ -47,11 +52,15 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
     """Failed DKMS builds and the first compiler/Makefile error in DKMS console output or a make.log.
 
     Returns `{failures: [{kernel, arch, module, line, lineno}], module, version, make_log,
-    log_kernel, first_error: {line, lineno, msg}|None, errors: int, gcc_mismatch: str|None}`.
+    log_kernel, first_error: {line, lineno, msg}|None, errors: int, gcc_mismatch: str|None,
+    stale_trees: [{tree, module, version, line, lineno}]}`.
     `log_kernel` is the kernel a make.log header names; `failures` come from dkms's own
-    "Bad return status" / "autoinstall ... failed" lines. Never fails: any text is read.
+    "Bad return status" / "autoinstall ... failed" lines and the driver package's "dkms failed
+    for running kernel" (kernel None: the running one); `stale_trees` are the version
+    directories dkms found without a dkms.conf. Never fails: any text is read.
     """
     failures: list[dict[str, Any]] = []
+    stale_trees: list[dict[str, Any]] = []
     module = version = make_log = log_kernel = gcc_mismatch = None
     first_error: dict[str, Any] | None = None
     errors = 0
@@ -76,6 +85,14 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
                 failures.append({"kernel": m["kernel"], "arch": m["arch"], "module": m["module"],
                                  "line": line, "lineno": lineno})
             continue
+        if "failed for running kernel" in line and (m := _POSTINST.search(line)):
+            if not failures:   # dkms's own lines, when there, name the kernel
+                failures.append({"kernel": None, "arch": None, "module": m["module"].lower(),
+                                 "line": line, "lineno": lineno})
+            continue
+        if (t := stale_tree(line)) and not any(s["tree"] == t["tree"] for s in stale_trees):
+            stale_trees.append({**t, "line": line[:400], "lineno": lineno})
+            continue
         if "Local GCC" in line and (m := _GCC_MISMATCH.search(line)):
             gcc_mismatch = f"local GCC {m['local']}, kernel built with {m['kernel']}"
         hit = (_GCC_ERROR.match(line) if "error:" in line else None) or (_MODPOST.match(line) if "modpost" in line else None)
@@ -86,4 +103,5 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
             if first_error is None:
                 first_error = {"line": line[:400], "lineno": lineno, "msg": hit["msg"].strip()[:300]}
     return {"failures": failures, "module": module, "version": version, "make_log": make_log,
-            "log_kernel": log_kernel, "first_error": first_error, "errors": errors, "gcc_mismatch": gcc_mismatch}
+            "log_kernel": log_kernel, "first_error": first_error, "errors": errors, "gcc_mismatch": gcc_mismatch,
+            "stale_trees": stale_trees}

@@ -17,7 +17,8 @@ from rocmdoctor.simnode.formats.kernel import render_dkms_status
 def test_dkms3_rocm_sample():
     (e,) = parse_dkms_status(sample("dkms/dkms3-rocm.txt"))
     assert e == {"module": "amdgpu", "version": "6.10.5-2119913.24.04", "kernel": "6.8.0-55-generic",
-                 "arch": "x86_64", "status": "installed", "warnings": [], "message": None}
+                 "arch": "x86_64", "status": "installed", "warnings": [], "message": None,
+                 "tree": None, "tree_module": None, "tree_version": None}
 
 
 def test_dkms2_sample_with_added_built_and_warning():
@@ -58,3 +59,20 @@ def test_not_dkms():
     assert parse_dkms_status("") == []
     with pytest.raises(ParseError):
         parse_dkms_status("dkms: command not found")
+
+
+def test_error_names_the_stale_version_directory():
+    (e,) = parse_dkms_status(sample("dkms/dkms-broken-tree.txt"))
+    assert e["tree"] == "/var/lib/dkms/amdgpu/6.7.0-1787201.22.04"
+    assert (e["tree_module"], e["tree_version"]) == ("amdgpu", "6.7.0-1787201.22.04")
+
+
+@pytest.mark.parametrize("path", [
+    "/var/lib/dkms/amdgpu/../source/dkms.conf",          # would name /var/lib/dkms itself
+    "/var/lib/dkms/amdgpu/$(reboot)/source/dkms.conf",
+    "/var/lib/dkms/amdgpu/*/source/dkms.conf",
+    " /source/dkms.conf",                                 # dkms prints `File:  does not exist.` too
+])
+def test_a_path_that_is_not_a_plain_version_directory_names_no_tree(path):
+    (e,) = parse_dkms_status(f"Error! Could not locate dkms.conf file.\nFile: {path} does not exist.\n")
+    assert e["status"] == "error" and e["tree"] is None and e["tree_version"] is None

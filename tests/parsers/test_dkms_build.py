@@ -47,3 +47,18 @@ def test_make_log_cut_before_any_error_has_none() -> None:
 def test_other_text_is_read_without_error() -> None:
     out = parse_dkms_build("hello\n\x00\xff strange bytes\n")
     assert out["failures"] == [] and out["first_error"] is None
+
+
+def test_leftover_version_directory_and_the_package_verdict() -> None:
+    out = parse_dkms_build(_read("amdgpu-install-6.0.2-leftover-5.18.13-tree", "files/ticket/install.log"))
+    assert [(t["module"], t["version"], t["lineno"]) for t in out["stale_trees"]] == [
+        ("amdgpu", "5.18.13-1577590.22.04", 3)]
+    assert out["stale_trees"][0]["tree"] == "/var/lib/dkms/amdgpu/5.18.13-1577590.22.04"
+    # amdgpu-dkms's post-install verdict: a failure for the running kernel, which it does not name
+    assert [(f["kernel"], f["module"], f["lineno"]) for f in out["failures"]] == [(None, "amdgpu", 4)]
+
+
+def test_the_same_leftover_directory_in_two_kernel_hooks_counts_once() -> None:
+    out = parse_dkms_build(_read("rock-dkms-2.7-leftover-tree-debian10-kernel-update", "files/ticket/apt-upgrade.log"))
+    assert [t["version"] for t in out["stale_trees"]] == ["2.7-27"]
+    assert out["failures"] == [] and out["first_error"] is None

@@ -14,6 +14,10 @@ Formats (every line below names where its format was taken from):
 - missing MI300-series firmware: verbatim amdgpu-dkms lines of an MI300 host under OpenShift
   (code index id 22482288842: `Direct firmware load for amdgpu/psp_13_0_6_sos.bin failed with
   error -2` ... `Fatal error during GPU init`), moved to this node's PCI addresses;
+- `dkms status` stopping at a version directory without dkms.conf: `Error! Could not locate
+  dkms.conf file.` / `File: /var/lib/dkms/amdgpu/6.7.0-1787201.22.04/source/dkms.conf does not
+  exist.` (verbatim, ROCm/legacy-rocm-build#3701 and #3608), on stderr with exit status 4
+  (dkms's `die 4` in read_conf_or_die, which writes `Error! ...` to stderr);
 - rocminfo `HSA Error: Incompatible kernel and userspace, <GPU> disabled. Upgrade amdgpu.`
   (ROCm 4.1 release notes, ROCm/legacy-rocm-build#1423; formats.rocminfo.incompatible_line).
 """
@@ -100,6 +104,19 @@ def dkms_wrong_kernel() -> SimNode:
     return _stateful_dkms(node, built_for=["6.5.0-35-generic"], modinfo_now=None)
 
 
+def dkms_stale_tree() -> SimNode:
+    """amdgpu-dkms upgraded 6.7.0 -> 6.8.5 left /var/lib/dkms/amdgpu/6.7.0-1787201.22.04 behind; then
+    a kernel update to 6.8.0-45: DKMS stops at that directory, so nothing was built for the new kernel."""
+    node = healthy()
+    node.kernel = "6.8.0-45-generic"
+    node.cmdline = node.cmdline.replace("5.15.0-119-generic", node.kernel)
+    node.file("/etc/os-release", OS_RELEASE_22045)
+    node.unload_amdgpu(load_error=f"modprobe: FATAL: Module amdgpu not found in directory /lib/modules/{node.kernel}\n")
+    node.command("dkms", "status", rc=4, stderr="Error! Could not locate dkms.conf file.\n"
+                 "File: /var/lib/dkms/amdgpu/6.7.0-1787201.22.04/source/dkms.conf does not exist.\n")
+    return node.stub("modinfo", MODINFO_STUB)
+
+
 def vermagic_mismatch() -> SimNode:
     """updates/dkms/amdgpu.ko of the running kernel is a stale build for 5.15.0-116-generic."""
     node = healthy()
@@ -162,6 +179,8 @@ def kernel_unsupported() -> SimNode:
 CASES: list[tuple[str, str, Callable[[], SimNode], str, str]] = [
     ("dkms-wrong-kernel", "amdgpu-dkms built for 6.5.0-35-generic only, node boots 6.8.0-45-generic: no amdgpu",
      dkms_wrong_kernel, "dkms", "dkms-not-built-for-kernel"),
+    ("dkms-stale-tree", "a leftover amdgpu-dkms 6.7.0 directory without dkms.conf stops DKMS: no amdgpu for the new kernel",
+     dkms_stale_tree, "dkms", "dkms-stale-tree"),
     ("amdgpu-vermagic-mismatch", "amdgpu.ko on disk was built for 5.15.0-116, the running kernel is 5.15.0-119",
      vermagic_mismatch, "vermagic", "vermagic-mismatch"),
     ("amdgpu-symbol-mismatch", "kernel refuses amdgpu: 'disagrees about version of symbol module_layout'",
