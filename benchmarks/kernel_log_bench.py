@@ -64,6 +64,8 @@ in-process (`triage --from BUNDLE`, every runbook).
 The log is parsed once per parser (kernel_log, kernel_events, ras_log_counts), not once per check;
 before that (measured by hand on 2026-11-23) the 1 MiB case took 5.4 s, 2.9 s of it in ten parses,
 and the whole log was copied into five checks' results (now working outputs named `_log`/`_events`).
+ras_log_counts takes its events from the same memo instead of classifying every line again
+(measured by hand on 2026-11-23, same machine: 0.57 s before, the figure above after).
 """
     print(text)
     if not args.no_write:

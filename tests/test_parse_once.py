@@ -41,6 +41,25 @@ def test_kernel_log_parsed_once_per_parser(bundle: Path, monkeypatch: pytest.Mon
     assert resets.check.message.startswith("0 ring timeout(s) and 1 GPU reset(s) this boot")
 
 
+def test_ras_counts_reuse_the_events_the_checks_parsed(bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ras_log_counts` builds on the kernel log's events: it takes them from the same memo,
+    so a triage classifies the log's lines once, not twice."""
+    from rocmdoctor.parsers import kernel_log
+
+    runs = Counter[str]()
+    real = kernel_log.parse_kernel_log
+
+    def counting(text):
+        runs["events"] += 1   # parse_kernel_events reads the log through this module global
+        return real(text)
+
+    monkeypatch.setattr(kernel_log, "parse_kernel_log", counting)
+    report = triage_target(TriageRequest(target="", bundle=str(bundle), runbooks=("gpu-hardware-fault",)))
+    assert runs["events"] == 1, runs
+    xgmi = next(s for r in report.runbooks for s in r.steps if s.step_id == "xgmi")
+    assert xgmi.check is not None
+
+
 def test_working_outputs_stay_out_of_results(bundle: Path) -> None:
     report = triage_target(TriageRequest(target="", bundle=str(bundle)))
     outputs = {s.check.check_id: s.check.outputs for r in report.runbooks for s in r.steps if s.check}

@@ -6,13 +6,11 @@ replayed bundle give the same verdicts for the same evidence.
 
 from __future__ import annotations
 
-import threading
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from rocmdoctor.catalog.definitions import CheckDef, GatherDef, RunbookDef, resolve_gather
 from rocmdoctor.catalog.expressions import ExpressionError, evaluate, render_shell, render_text
-from rocmdoctor.parsers import ParseError, get_parser, regex_parser
+from rocmdoctor.parsers import ParseError, get_parser, parse_memoized, parse_once, regex_parser  # noqa: F401 - parse_once: the engine's entry point (triage.py)
 from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RemediationPlan, StepResult
 from rocmdoctor.status import State
 
@@ -45,49 +43,18 @@ def _parse(g: GatherDef, ev: Evidence) -> Any:
     return _apply_parser(g, value, ev)
 
 
-# The same text parsed the same way by several checks (the kernel log is read by ten) is parsed
-# once per evaluation: a 1 MiB dmesg cost 2.9 s of a 5.4 s triage in ten parses (measured
-# 2026-11-23, benchmarks/kernel_log_bench.py). Keyed by the text object itself, kept alive beside
-# its result so an id is never reused for another text; per thread (sweeps evaluate hosts in
-# parallel) and dropped when the evaluation ends. Parsed values are shared read-only: expressions
-# run in Jinja's ImmutableSandboxedEnvironment.
-_PARSED = threading.local()
-
-
-@contextmanager
-def parse_once() -> Iterator[None]:
-    """Within this block, each (parser, text) pair is parsed once."""
-    previous = getattr(_PARSED, "memo", None)
-    _PARSED.memo = {}
-    try:
-        yield
-    finally:
-        _PARSED.memo = previous
-
-
 def _apply_parser(g: GatherDef, text: Any, ev: Evidence) -> Any:
-    memo: dict[tuple[str, int], tuple[Any, Any, str | None]] | None = getattr(_PARSED, "memo", None)
-    key = (repr(g.parse), id(text))
-    hit = memo.get(key) if memo is not None else None
-    if hit is not None and hit[0] is text:
-        if hit[2] is not None:
-            raise _Unknown(hit[2], (ev.source,))
-        return hit[1]
     if isinstance(g.parse, dict):
+        key = "regex:" + str(g.parse["regex"])
         fn: Callable[[str], Any] | None = regex_parser(str(g.parse["regex"]))
     else:
-        fn = get_parser(str(g.parse))
+        key = str(g.parse)
+        fn = get_parser(key)
     assert fn is not None  # validated at load
     try:
-        value = fn(text)
+        return parse_memoized(key, fn, text)
     except ParseError as exc:
-        reason = f"could not parse `{ev.source}`: {exc}"
-        if memo is not None:
-            memo[key] = (text, None, reason)
-        raise _Unknown(reason, (ev.source,)) from None
-    if memo is not None:
-        memo[key] = (text, value, None)
-    return value
+        raise _Unknown(f"could not parse `{ev.source}`: {exc}", (ev.source,)) from None
 
 
 def _alternative_available(check: CheckDef, g: GatherDef, evidence: dict[str, Evidence],

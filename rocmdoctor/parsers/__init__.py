@@ -14,7 +14,8 @@ import json
 import pkgutil
 import re
 import threading
-from typing import Any, Callable, Iterable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator
 
 ParserFn = Callable[[str], Any]
 
@@ -97,6 +98,55 @@ def get_parser(name: str) -> ParserFn | None:
         _load_all()
         entry = _REGISTRY.get(name)
     return entry[0] if entry else None
+
+
+# The same text parsed the same way by several checks (the kernel log is read by ten, and
+# `ras_log_counts` reads its events too) is parsed once per evaluation: a 1 MiB dmesg cost 2.9 s
+# of a 5.4 s triage in ten parses (measured 2026-11-23, benchmarks/kernel_log_bench.py). Keyed by
+# the text object itself, kept alive beside its result so an id is never reused for another text;
+# per thread (sweeps evaluate hosts in parallel) and dropped when the evaluation ends. Parsed
+# values are shared read-only: expressions run in Jinja's ImmutableSandboxedEnvironment.
+_PARSED = threading.local()
+
+
+@contextmanager
+def parse_once() -> Iterator[None]:
+    """Within this block, each (parser, text) pair is parsed once."""
+    previous = getattr(_PARSED, "memo", None)
+    _PARSED.memo = {}
+    try:
+        yield
+    finally:
+        _PARSED.memo = previous
+
+
+def parse_memoized(key: str, fn: ParserFn, text: Any) -> Any:
+    """`fn(text)`, remembered under (key, text) inside parse_once(); a ParseError is
+    remembered too and raised again for the next caller of the same pair."""
+    memo: dict[tuple[str, int], tuple[Any, Any, ParseError | None]] | None = getattr(_PARSED, "memo", None)
+    if memo is None:
+        return fn(text)
+    hit = memo.get((key, id(text)))
+    if hit is not None and hit[0] is text:
+        if hit[2] is not None:
+            raise hit[2]
+        return hit[1]
+    try:
+        value = fn(text)
+    except ParseError as exc:
+        memo[(key, id(text))] = (text, None, exc)
+        raise
+    memo[(key, id(text))] = (text, value, None)
+    return value
+
+
+def parsed(name: str, text: str) -> Any:
+    """What the registered parser `name` makes of `text`, through the same memo: for parsers
+    that build on another parser's result (RAS counts on the kernel log's events)."""
+    fn = get_parser(name)
+    if fn is None:
+        raise KeyError(f"no parser named {name!r}")
+    return parse_memoized(name, fn, text)
 
 
 def parser_names() -> dict[str, str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rocmdoctor.parsers import ParseError, parser
+from rocmdoctor.parsers import ParseError, parsed, parser
 
 _MONO = r"\[\s*(?P<mono>\d+\.\d+)\]"
 _FORMS: list[tuple[str, re.Pattern[str]]] = [
@@ -232,7 +232,7 @@ def parse_ras_log_counts(text: str) -> dict[str, dict[str, dict[str, Any]]]:
     totals: dict[tuple[str, str, str, str, str], int] = {}
     news: dict[tuple[str, str, str, str, str], int] = {}
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    for ev in parse_kernel_events(text):
+    for ev in parsed("kernel_events", text):   # the events the checks already parsed, not a second parse
         f, bdf = ev["fields"], ev["bdf"]
         if not bdf:
             continue
