@@ -128,3 +128,18 @@ def test_triage_keeps_pydantic_and_unused_front_ends_off_the_command_path(tmp_pa
     subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120, env=env)  # fills the caches
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_a_diagnosis_on_a_step_without_evidence_is_still_printed(tmp_path) -> None:
+    """A ticket's install log decides a diagnosis whose step (`dkms status`) is not in the bundle:
+    the table must show the diagnosis and its fix, not fold it into "not in the bundle"."""
+    log = tmp_path / "files" / "ticket" / "install.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("Error! Could not locate dkms.conf file.\n"
+                   "File: /var/lib/dkms/amdgpu/5.18.13-1577590.22.04/source/dkms.conf does not exist.\n"
+                   "WARNING: amdgpu dkms failed for running kernel\n")
+    result = runner.invoke(app, ["triage", "--from", str(tmp_path), "--runbook", "kernel-driver-mismatch",
+                                 "--var", "log=/ticket/install.log"], env={"COLUMNS": "300"})
+    assert result.exit_code == 2, result.output
+    assert "⇒ diagnosis (high confidence): /var/lib/dkms/amdgpu/5.18.13-1577590.22.04 has no dkms.conf" in result.output
+    assert "mv -T -- /var/lib/dkms/amdgpu/5.18.13-1577590.22.04" in result.output

@@ -63,14 +63,18 @@ def _print_runbooks(console: "Console", runbooks: "tuple[RunbookReport, ...] | l
         not_in_bundle: list[str] = []
         # worst first, so the failing step and its diagnosis lead; step order within a state
         for step in sorted(rb.steps, key=lambda s: -s.state.severity):
+            # a step that carries a diagnosis is printed whatever its state: the diagnosis may rest
+            # on another step's evidence (a ticket's install log names what `dkms status` would)
             if step.check is not None and step.check.state == State.UNKNOWN and NOT_IN_BUNDLE in step.check.message \
-                    and not verbose:
+                    and not verbose and step.step_id not in by_step:
                 not_in_bundle.append(_missing_source(step.check.message, step.check.sources))
                 continue
             if step.check is None:
-                if verbose:
+                if verbose or step.step_id in by_step:
                     console.print(f"    {state_text(State.SKIPPED)} {escape(step.step_id)}: "
                                   f"[dim]{escape(step.skipped_because)}[/]")
+                for d in by_step.get(step.step_id, []) if diagnoses else ():
+                    _print_diagnosis(console, d)
                 continue
             c = step.check
             if c.state == State.PASS and not verbose and step.step_id not in by_step:
