@@ -36,12 +36,20 @@ def demo_root(name: str) -> Path:
     return root
 
 
-@pytest.mark.parametrize("name", ["healthy-mi300x", "healthy-no-gpu", "busy-healthy"])
+@pytest.mark.parametrize("name", ["healthy-mi300x", "healthy-no-gpu", "busy-healthy", "apu-carveout-full"])
 def test_healthy_nodes_are_quiet(name: str) -> None:
     report = triage(name)
     assert report.exit_status == ExitStatus.OK
     assert {s.state for s in steps(report).values()} <= {State.PASS, State.SKIPPED}
     assert diagnoses(report) == {}
+
+
+def test_a_full_apu_carveout_is_named_as_one() -> None:
+    """The APU's 512 MiB carve-out is 99% used: said as a carve-out beside its GTT, not as a VRAM shortage."""
+    vram = steps(triage("apu-carveout-full"))["vram"].check
+    assert vram.message.startswith("0000:c5:00.0: VRAM is a 512.0 MiB carve-out beside 110.0 GiB of GTT")
+    assert vram.evidence == ("/sys/bus/pci/devices/0000:c5:00.0/mem_info_vram_used: 533725184 "
+                             "(mem_info_vram_total: 536870912, mem_info_gtt_total: 118111600640)",)
 
 
 def test_orphan_process_found_and_diagnosed() -> None:
@@ -259,3 +267,18 @@ def test_from_inside_a_container_host_pids_are_not_called_dead() -> None:
     assert procs.check.message.startswith("this runs inside a container with its own PID namespace (PID 1 is python3)")
     assert "(39517)" in procs.check.message and "/.dockerenv exists; cat /proc/1/comm: python3" in procs.check.evidence
     assert not [d for d in report.runbooks[0].diagnoses if d.diagnosis_id in ("dead-process-holds-vram", "orphan-process-holds-vram")]
+
+
+@pytest.mark.parametrize("vram_gib,gtt_gib,state", [(2, 8, State.WARN), (0.5, 3, State.WARN), (0.5, 4, State.PASS)])
+def test_only_a_small_vram_beside_a_much_larger_gtt_counts_as_a_carveout(tmp_path: Path, vram_gib, gtt_gib, state) -> None:
+    """A small discrete card (2 GiB, GTT 4x) that is full still warns; the carve-out rule needs
+    VRAM <= 2 GiB and GTT >= 8x VRAM."""
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.testing.triage_helpers import triage_node
+
+    node = oom.apu_carveout_full()
+    g = node.gpus[0]
+    g.vram_total, g.vram_used, g.gtt_total = int(vram_gib * 2**30), int(vram_gib * 2**30 * 0.99), int(gtt_gib * 2**30)
+    _, report = triage_node(node, tmp_path, compile_plan(load_catalog(), [RB]))
+    assert steps(report)["vram"].state == state, steps(report)["vram"].check.message

@@ -96,7 +96,7 @@ from typing import Callable
 
 from rocmdoctor.simnode.formats import amd_smi, system
 from rocmdoctor.simnode.formats.kernel_lines import messages
-from rocmdoctor.simnode.gpu import GIB, SimProcess
+from rocmdoctor.simnode.gpu import GIB, SimGPU, SimProcess
 from rocmdoctor.simnode.scenarios import from_cases
 from rocmdoctor.simnode.node import SimNode
 from rocmdoctor.simnode.sysfs import gpu_id
@@ -322,6 +322,18 @@ def vram_without_process() -> SimNode:
 
 
 #: (name, description, builder, decisive step, diagnosis, extra vars)
+def apu_carveout_full() -> SimNode:
+    """Ryzen AI MAX+ 395 (gfx1151) at the BIOS default: a 512 MiB VRAM carve-out, nearly full, and 110 GiB
+    of GTT where a loaded model lives: amdgpu puts allocations in GTT when it is the larger pool
+    (ROCm/rocm-systems#351). Sizes from ROCm/rocm-systems#8475 (mem_info_vram_total 536870912, GTT
+    118111600640 bytes); healthy."""
+    g = SimGPU(index=0, bdf="0000:c5:00.0", device_id=0x1586, subsystem_device_id=0x1586,
+               market_name="AMD Radeon 8060S", gfx_target="gfx1151", vram_total=536870912,
+               vram_used=509 * 1024 * 1024, gtt_total=118111600640, gtt_used=21 * GIB, edge_temp=52.0,
+               junction_temp=54.0, power_w=38.0, power_cap_w=120.0, power_cap_default_w=120.0)
+    return SimNode("strix-apu", gpus=[g], description="Strix Halo APU: full 512 MiB carve-out, model in GTT")
+
+
 CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict]] = [
     ("oom-orphan-process", "GPU 3 at 95% VRAM, held by a python3 that no running Slurm job owns (fixable: kill)",
      orphan_holder, "procs", "orphan-process-holds-vram", {"log": JOB_LOG}),
@@ -339,6 +351,8 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict]] = [
      host_oom, "hostoom", "host-ram-exhausted", {}),
     ("oom-vram-no-process", "45 GiB of VRAM used on every idle GPU, no process holds any (amdgpu 6.16.6)",
      vram_without_process, "unowned", "vram-held-by-no-process", {}),
+    ("apu-carveout-full", "Strix Halo APU: its 512 MiB VRAM carve-out 99% used, the model in 110 GiB of GTT: healthy",
+     apu_carveout_full, "vram", "", {}),
 ]
 
 
