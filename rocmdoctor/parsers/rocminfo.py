@@ -8,6 +8,13 @@ HSA_STATUS_ERROR_OUT_OF_RESOURCES: ...` and `HSA Error: Incompatible kernel and
 userspace, <GPU> disabled. Upgrade amdgpu.` (real captures in
 tests/fixtures/outputs/rocminfo/). rocminfo may print some of
 these to stderr and exit non-zero, so empty stdout is a valid (empty) result.
+
+Under WSL 2 rocminfo (ROCm's WSL build, on the Windows driver) starts `WSL environment
+detected.` (ROCm/ROCm#4435, #3677), older WSL builds fail `at: ./sources/wsl/tools/rocminfo/
+rocminfo.cc:1087` (#4068); its runtime says `ROCR: unsupported GPU` for a GPU ROCm on WSL does
+not support (#4068, #4435) and `[topology_sysfs_get_system_props] No WDDM adapters found.` /
+`hsa_init Failed, possibly no supported GPU devices` when Windows exposes no GPU to it
+(ROCm/legacy-rocm-build#5900).
 """
 
 from __future__ import annotations
@@ -26,7 +33,11 @@ _ERROR_PATTERNS = [re.compile(p) for p in (
     r".*is not member of .*group.*",
     r"^Failed to get user name.*",
     r".*\bHSA_STATUS_\w+: .*",
+    r"^ROCR: .*",
+    r".*\bNo WDDM adapters found\b.*",
+    r"^hsa_init Failed.*",
 )]
+_WSL = re.compile(r"^WSL environment detected\.|^hsa api call failure at: \S*/sources/wsl/", re.MULTILINE)
 _AGENT = re.compile(r"^\*{7}\s*\n^Agent (\d+)\s*\n^\*{7}\s*$", re.MULTILINE)
 _FIELD = re.compile(r"^(\s*)([^:\n]+?):\s*(.*?)\s*$")
 
@@ -87,7 +98,7 @@ def _parse_agent(number: int, body: str) -> dict[str, Any]:
 
 @parser("rocminfo")
 def parse_rocminfo(text: str) -> dict[str, Any]:
-    """HSA agents and error lines of `rocminfo`: `{rock_loaded, runtime_version, agents, gpu_agents, errors, done}`.
+    """HSA agents and error lines of `rocminfo`: `{rock_loaded, runtime_version, agents, gpu_agents, errors, done, wsl}`.
 
     `agents`: `[{agent, name, marketing_name, uuid, device_type, node, chip_id,
     compute_units, max_clock_mhz, bdfid, pci_bus, gfx, isas, pool_kb}]` (`gfx`
@@ -95,8 +106,9 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
     BDFID; `pool_kb` = first coarse-grained pool, i.e. VRAM for a GPU);
     `gpu_agents`: the GPU ones; `errors`: failure lines verbatim (kfd open,
     HSA_STATUS_ERROR_*, `HSA Error: Incompatible kernel and userspace ...`);
-    `done`: the `*** Done ***` trailer was printed. Empty text gives empty
-    lists. Raises ParseError on text that is none of these.
+    `done`: the `*** Done ***` trailer was printed; `wsl`: the WSL build ran (its
+    `WSL environment detected.` line, or a failure in its `sources/wsl/` tree). Empty
+    text gives empty lists. Raises ParseError on text that is none of these.
     """
     lines = text.splitlines()
     errors = [ln.strip() for ln in lines if any(p.match(ln.strip()) for p in _ERROR_PATTERNS)]
@@ -107,7 +119,8 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
         agents.append(_parse_agent(int(m.group(1)), text[m.end():end]))
     rock = re.search(r"^ROCk module (?:version \S+ )?is (NOT )?loaded", text, re.MULTILINE)
     runtime = re.search(r"^Runtime Version:\s*(\S+)", text, re.MULTILINE)
-    if text.strip() and not (agents or errors or rock or runtime):
+    wsl = _WSL.search(text) is not None
+    if text.strip() and not (agents or errors or rock or runtime or wsl):
         raise ParseError(f"not rocminfo output: {text.strip()[:80]!r}")
     return {
         "rock_loaded": None if rock is None else rock.group(1) is None,
@@ -116,4 +129,5 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
         "gpu_agents": [a for a in agents if a["device_type"] == "GPU"],
         "errors": errors,
         "done": bool(re.search(r"^\*\*\* Done \*\*\*", text, re.MULTILINE)),
+        "wsl": wsl,
     }

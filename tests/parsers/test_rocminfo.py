@@ -56,7 +56,31 @@ def test_rock_not_loaded():
 
 def test_empty_stdout_is_empty_not_an_error():
     assert parse("") == {"rock_loaded": None, "runtime_version": None, "agents": [], "gpu_agents": [],
-                         "errors": [], "done": False}
+                         "errors": [], "done": False, "wsl": False}
+
+
+@pytest.mark.parametrize("text,errors", [
+    # ROCm/ROCm#4435 (rocminfo --support on WSL, RX 7600 XT): the WSL build's first line
+    ("WSL environment detected.\nROCR: unsupported GPU\nhsa api call failure at: /long_pathname_so_that_rpms_can_"
+     "package_the_debug_info/src/rocminfo/rocminfo.cc:1306\n", ["ROCR: unsupported GPU"]),
+    # ROCm/ROCm#4068 (an older WSL build): no such line, but the failure is in its sources/wsl tree
+    ("ROCR: unsupported GPU\nhsa api call failure at: ./sources/wsl/tools/rocminfo/rocminfo.cc:1087\n",
+     ["ROCR: unsupported GPU"]),
+    # ROCm/legacy-rocm-build#5900: Windows exposes no GPU to WSL
+    ("WSL environment detected.\npid:6895 tid:0x76bf09cbb100 [topology_sysfs_get_system_props] No WDDM adapters "
+     "found.\nhsa_init Failed, possibly no supported GPU devices\n",
+     ["pid:6895 tid:0x76bf09cbb100 [topology_sysfs_get_system_props] No WDDM adapters found.",
+      "hsa_init Failed, possibly no supported GPU devices"]),
+])
+def test_the_wsl_build_is_recognised_with_its_refusals(text: str, errors: list[str]) -> None:
+    out = parse(text)
+    assert out["wsl"] is True and out["gpu_agents"] == []
+    assert all(e in out["errors"] for e in errors), out["errors"]
+
+
+def test_a_native_failure_is_not_wsl():
+    out = parse("hsa api call failure at: /src/rocminfo/rocminfo.cc:1142\n")
+    assert out["wsl"] is False
 
 
 def test_garbage_raises():

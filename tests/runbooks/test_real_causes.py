@@ -29,6 +29,7 @@ DECIDING = {
     "apu-allocations-in-gtt": "GPU 0 has a total capacity of 15.24 GiB of which 15.09 GiB is free",
     "igpu-first": "KFD GPU node 0: gfx1036 (integrated) at 0000:12:00.0",
     "wsl-guest": "cat /proc/sys/kernel/osrelease: 5.15.153.1-microsoft-standard-WSL2",
+    "wsl-gpu-unsupported": "rocminfo: ROCR: unsupported GPU",
     "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
     "kernel-without-kfd": "/boot/config-6.12.74-flatcar: # CONFIG_HSA_AMD is not set",
     "kfd-parameter-invalid": "amdgpu: sched_policy has invalid value",

@@ -36,7 +36,7 @@ from rocmdoctor.simnode.scenarios.gpu_not_visible import _set_klog
 from rocmdoctor.simnode.tools import amdgpu_init_lines
 from rocmdoctor.simnode.scenarios.real_causes_ops import (  # noqa: F401 - re-exported for tests and demos
     apu_allocations_in_gtt, container_host_driver_missing, fan_curve_too_quiet, idle_at_top_clock,
-    kfd_open_invalid_argument, rootless_gid_not_mapped, throttled_bit_at_idle,
+    kfd_open_invalid_argument, rootless_gid_not_mapped, throttled_bit_at_idle, wsl_gpu_unsupported,
 )
 
 #: rocminfo on the Pitcairn machine (ROCm/legacy-rocm-build#2232, verbatim)
@@ -320,6 +320,8 @@ GPU_NOT_VISIBLE = [
      igpu_first, "igpu", "igpu-enumerated-first"),
     ("wsl-guest", "WSL 2: Microsoft kernel and /dev/dxg, rocminfo 'ROCk module is NOT loaded' is expected",
      wsl_guest, "platform", "wsl-no-amdgpu"),
+    ("wsl-gpu-unsupported", "WSL 2: ROCm's WSL rocminfo says 'ROCR: unsupported GPU' (an RX 7600 XT, not in AMD's WSL matrix)",
+     wsl_gpu_unsupported, "rocminfo", "wsl-gpu-not-supported"),
     ("pci-bar-exhausted", "MI210: 'BAR 0: failed to assign', probe failed with error -12 (Above 4G Decoding off)",
      pci_bar_exhausted, "kernel_log", "pci-bar-space-exhausted"),
     ("kernel-without-kfd", "node image kernel built without KFD: '# CONFIG_HSA_AMD is not set', no /dev/kfd at all",

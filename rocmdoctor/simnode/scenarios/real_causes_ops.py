@@ -10,7 +10,9 @@ real_causes.SCENARIOS (this module defines none of its own).
   (ROCm/legacy-rocm-build#5379); the LXC is told by /run/systemd/container (`lxc`), which systemd
   writes in a container (systemd's Container Interface);
 - apu-allocations-in-gtt: PyTorch's "total capacity of 15.24 GiB" on a Strix Halo with a 96 GB
-  carve-out (ROCm/TheRock#1054).
+  carve-out (ROCm/TheRock#1054);
+- wsl-gpu-unsupported: ROCm's WSL rocminfo on an RX 7600 XT, "WSL environment detected. / ROCR:
+  unsupported GPU" (ROCm/ROCm#4435, verbatim).
 """
 
 from __future__ import annotations
@@ -153,4 +155,22 @@ def apu_allocations_in_gtt() -> SimNode:
     node.file("/scratch/job.log", PYTORCH_OOM_STRIX_HALO)
     # the kernel's default: ttm limits GTT to half of the RAM it sees (32 GB left beside the carve-out)
     node.file("/sys/module/ttm/parameters/pages_limit", f"{int(15.24 * GIB) // 4096}\n", mode=0o644)
+    return node
+
+
+#: rocminfo --support of ROCm's WSL build on an RX 7600 XT (ROCm/ROCm#4435, verbatim)
+ROCMINFO_WSL_UNSUPPORTED = """WSL environment detected.
+ROCR: unsupported GPU
+hsa api call failure at: /long_pathname_so_that_rpms_can_package_the_debug_info/src/rocminfo/rocminfo.cc:1306
+Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. \
+This error may also occur when the core runtime library needs to spawn threads or create internal OS-specific events.
+"""
+
+
+def wsl_gpu_unsupported() -> SimNode:
+    """Ubuntu 22.04 under WSL 2 with ROCm's WSL flavour on a GPU its support matrix does not list."""
+    node = SimNode("desktop-wsl", gpus=[], kernel="5.15.167.4-microsoft-standard-WSL2",
+                   description="WSL 2 guest: ROCm's WSL runtime refuses the RX 7600 XT ('ROCR: unsupported GPU')")
+    node.device("/dev/dxg", mode="666", group="root", major=10, minor=124)
+    node.command("rocminfo", "", stdout=ROCMINFO_WSL_UNSUPPORTED, rc=1)
     return node
