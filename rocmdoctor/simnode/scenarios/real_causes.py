@@ -36,7 +36,7 @@ from rocmdoctor.simnode.scenarios.gpu_not_visible import _set_klog
 from rocmdoctor.simnode.tools import amdgpu_init_lines
 from rocmdoctor.simnode.scenarios.real_causes_ops import (  # noqa: F401 - re-exported for tests and demos
     apu_allocations_in_gtt, container_host_driver_missing, fan_curve_too_quiet, idle_at_top_clock,
-    kfd_open_invalid_argument, rootless_gid_not_mapped, throttled_bit_at_idle, wsl_gpu_unsupported,
+    kfd_open_invalid_argument, rootless_gid_not_mapped, throttled_bit_at_idle, wsl_gpu_unsupported, wsl_node,
 )
 
 #: rocminfo on the Pitcairn machine (ROCm/legacy-rocm-build#2232, verbatim)
@@ -232,11 +232,8 @@ ROCMINFO_WSL = "ROCk module is NOT loaded, possibly no GPU devices\n"
 
 def wsl_guest() -> SimNode:
     """Ubuntu under WSL 2 on a Radeon laptop: Microsoft's kernel, /dev/dxg, no amdgpu, no PCI GPU."""
-    node = SimNode("laptop-wsl", gpus=[], kernel="5.15.153.1-microsoft-standard-WSL2",
-                   description="WSL 2 guest: GPU through /dev/dxg, no amdgpu or /dev/kfd by design")
-    node.device("/dev/dxg", mode="666", group="root", major=10, minor=124)
-    node.command("rocminfo", "", stdout=ROCMINFO_WSL, rc=1)
-    return node
+    return wsl_node("laptop-wsl", "5.15.153.1-microsoft-standard-WSL2",
+                    "WSL 2 guest: GPU through /dev/dxg, no amdgpu or /dev/kfd by design", ROCMINFO_WSL)
 
 
 #: ROCm/legacy-rocm-build#912 (2x Radeon VII), verbatim: the TA blob is optional, the GPU initialises

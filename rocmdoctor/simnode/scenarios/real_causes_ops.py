@@ -167,10 +167,16 @@ This error may also occur when the core runtime library needs to spawn threads o
 """
 
 
+def wsl_node(name: str, kernel: str, description: str, rocminfo: str) -> SimNode:
+    """A WSL 2 guest: Microsoft's kernel, /dev/dxg (the Windows driver's bridge), no PCI GPU, no
+    amdgpu, and the given rocminfo output (exit status 1, as it fails without a GPU)."""
+    node = SimNode(name, gpus=[], kernel=kernel, description=description)
+    node.device("/dev/dxg", mode="666", group="root", major=10, minor=124)
+    return node.command("rocminfo", "", stdout=rocminfo, rc=1)
+
+
 def wsl_gpu_unsupported() -> SimNode:
     """Ubuntu 22.04 under WSL 2 with ROCm's WSL flavour on a GPU its support matrix does not list."""
-    node = SimNode("desktop-wsl", gpus=[], kernel="5.15.167.4-microsoft-standard-WSL2",
-                   description="WSL 2 guest: ROCm's WSL runtime refuses the RX 7600 XT ('ROCR: unsupported GPU')")
-    node.device("/dev/dxg", mode="666", group="root", major=10, minor=124)
-    node.command("rocminfo", "", stdout=ROCMINFO_WSL_UNSUPPORTED, rc=1)
-    return node
+    return wsl_node("desktop-wsl", "5.15.167.4-microsoft-standard-WSL2",
+                    "WSL 2 guest: ROCm's WSL runtime refuses the RX 7600 XT ('ROCR: unsupported GPU')",
+                    ROCMINFO_WSL_UNSUPPORTED)
