@@ -145,23 +145,34 @@ class SSHTransport(Transport):
                                reason="dropped")
 
 
+#: after the exit status, how long to wait for the rest of the output and EOF: OpenSSH sends
+#: exit-status when the child exits, which can be before it has read and sent the child's last
+#: output (seen: `echo` lost under load in a 64-host test); a background child that keeps stdout
+#: open must not hold the command until its deadline
+_EOF_GRACE = 2.0
+
+
 def _drain(chan: Any, deadline: float) -> tuple[bytes, bytes, bool]:
-    """Read stdout/stderr until the exit status arrives or the deadline passes."""
+    """Read stdout/stderr until EOF after the exit status, or the deadline passes."""
     out: list[bytes] = []
     err: list[bytes] = []
+    grace_end: float | None = None
     while True:
         while chan.recv_ready():
             out.append(chan.recv(65536))
         while chan.recv_stderr_ready():
             err.append(chan.recv_stderr(65536))
+        now = time.monotonic()
         if chan.exit_status_ready() or chan.closed:
-            # exit-status follows all data on the wire: drain once more and stop
-            while chan.recv_ready():
-                out.append(chan.recv(65536))
-            while chan.recv_stderr_ready():
-                err.append(chan.recv_stderr(65536))
-            return b"".join(out), b"".join(err), False
-        remaining = deadline - time.monotonic()
+            if grace_end is None:
+                grace_end = min(now + _EOF_GRACE, deadline)
+            if chan.closed or chan.eof_received or now >= grace_end:
+                while chan.recv_ready():
+                    out.append(chan.recv(65536))
+                while chan.recv_stderr_ready():
+                    err.append(chan.recv_stderr(65536))
+                return b"".join(out), b"".join(err), False
+        remaining = (grace_end if grace_end is not None else deadline) - now
         if remaining <= 0:
-            return b"".join(out), b"".join(err), True
+            return b"".join(out), b"".join(err), grace_end is None
         select.select([chan], [], [], min(remaining, 0.5))

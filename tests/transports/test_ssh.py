@@ -90,6 +90,18 @@ def test_command_timeout_closes_the_channel_and_keeps_the_connection(ctx):
         assert t.run("echo still-here", timeout=10, mutating=False).stdout == "still-here\n"
 
 
+def test_a_background_child_holding_stdout_does_not_hold_the_command(ctx):
+    """After the exit status the transport waits a short grace for the rest of the output and EOF
+    (OpenSSH may send exit-status before the child's last output); a child left running with the
+    channel's stdout open ends that wait, it does not turn the command into a timeout."""
+    with SSHTransport("node001", context=ctx) as t:
+        start = time.monotonic()
+        r = t.run("sleep 20 & echo started", timeout=15, mutating=False)
+        took = time.monotonic() - start
+    assert r.exit_status == 0 and not r.timed_out and r.stdout.strip() == "started", r
+    assert took < 10, took
+
+
 def test_connection_killed_mid_command_is_dropped_then_reconnects(ctx, audit_log):
     with SSHTransport("node003", context=ctx) as t:
         start = time.monotonic()
@@ -207,7 +219,9 @@ def test_many_hosts_from_a_thread_pool_lose_none(ssh_bed, ctx):
         with SSHTransport(alias, context=ctx) as t:
             # the budget is not what is tested: on a loaded 2-core CI machine 64 handshakes from 16
             # threads can take longer than 10 s, and a timed-out echo prints nothing
-            return alias, t.run("echo $SSH_CONNECTION", timeout=60, mutating=False).stdout.split()[2]
+            r = t.run("echo $SSH_CONNECTION", timeout=60, mutating=False)
+            assert r.exit_status == 0 and len(r.stdout.split()) == 4, (alias, r)
+            return alias, r.stdout.split()[2]
 
     aliases = [f"node{i:03d}" for i in range(100, 164)]
     with ThreadPoolExecutor(16) as pool:
