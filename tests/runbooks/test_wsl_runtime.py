@@ -66,3 +66,14 @@ def test_a_native_rocminfo_failure_is_not_called_wsl(tmp_path: Path) -> None:
         "HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.\n"))))
     assert steps(report)["platform"].state == State.UNKNOWN
     assert "wsl-gpu-not-supported" not in diagnoses(report) and "wsl-no-amdgpu" not in diagnoses(report)
+
+
+def test_a_working_wsl_rocminfo_passes_and_is_not_called_unsupported() -> None:
+    """ROCm/amdsmi#75: ROCm's WSL build lists the RX 7900 XTX; amd-smi's failure there is a tool limit."""
+    report = triage_target(TriageRequest(target="", bundle=str(INCIDENTS / "wsl-amd-smi-not-supported" / "bundle"),
+                                         runbooks=(RUNBOOK,), vars={"log": "/ticket/amd-smi.txt"}))
+    s = steps(report)
+    assert s["rocminfo"].state == State.PASS
+    assert s["rocminfo"].check.message == "rocminfo runs under WSL (through the Windows driver) and lists 1 GPU agent(s)"
+    assert "wsl-gpu-not-supported" not in diagnoses(report)
+    assert report.exit_status != ExitStatus.CRITICAL
