@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from rocmdoctor.catalog.definitions import CheckDef, GatherDef, RunbookDef, resolve_gather
 from rocmdoctor.catalog.expressions import ExpressionError, evaluate, render_shell, render_text
-from rocmdoctor.parsers import ParseError, get_parser, parse_memoized, parse_once, regex_parser  # noqa: F401 - parse_once: the engine's entry point (triage.py)
+from rocmdoctor.parsers import ParseError, get_parser, parse_memoized, regex_parser
 from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RemediationPlan, StepResult
 from rocmdoctor.status import State
 

@@ -193,7 +193,7 @@ def evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
                   on_event: EventSink = _noop, readings: ReadingStore | None = None) -> list[RunbookReport]:
     """`readings`: where checks that `remember` outputs find the last run's values on this
     host and leave this run's (None: no memory, e.g. a replayed bundle)."""
-    from rocmdoctor.engine.evaluate import parse_once
+    from rocmdoctor.parsers import parse_once
 
     with parse_once():
         return _evaluate_plan(plan, evidence, host, on_event, readings)
