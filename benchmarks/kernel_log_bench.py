@@ -2,7 +2,7 @@
 1 MiB of amdgpu lines (the healthy-boot lines of rocmdoctor/simnode/formats/kernel_lines.py,
 repeated: the worst case, since every line is one the GPU checks classify), triaged with every
 runbook in-process, best of 3. Ten gathers of six checks read that log; each parse is done once
-per text (rocmdoctor/engine/evaluate.py `_apply_parser`). Prints the figures and writes the
+per text (rocmdoctor/parsers/__init__.py `parse_memoized`). Prints the figures and writes the
 `kernel-log` section of docs/benchmarks.md.
 
     python benchmarks/kernel_log_bench.py [--mib 1] [--no-write]
