@@ -163,6 +163,9 @@ def _print_diagnosis(console: "Console", d: "Diagnosis") -> None:
     from rich.markup import escape
 
     console.print(f"              [bold cyan]⇒ diagnosis[/] ({d.confidence} confidence): {escape(d.cause)}")
+    if d.step_id == "log":  # a log line's diagnosis: its node-side evidence sits in a step folded as passed
+        for line in d.evidence[1:7]:
+            console.print(f"                [dim]on the node: {escape(line)}[/]")
     for p in d.remediations:
         console.print(f"                [bold]fix[/] [{_risk(p.risk)}]{p.risk} risk[/]: {escape(p.title)}")
         console.print(f"                  $ {escape(p.command)}")

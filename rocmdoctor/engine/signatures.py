@@ -178,7 +178,8 @@ def log_step(runbook_id: str, matches: list[SignatureMatch], logs: list[tuple[st
         names = ", ".join(f"{m.signature_id}" + (f" x{m.count}" if m.count > 1 else "") for m in matches)
         message = f"{len(matches)} known error signature(s): {names}"
         outputs = {"matches": [m.to_dict() for m in matches]}
-        check = CheckResult("log.signatures", title, state, message, tuple(m.quote for m in matches), outputs, sources)
+        quotes = tuple(dict.fromkeys(m.quote for m in matches))  # a line two signatures read, once
+        check = CheckResult("log.signatures", title, state, message, quotes, outputs, sources)
         return StepResult(runbook_id, "log", title, check)
     if unread and len(unread) == len(logs):
         check = CheckResult("log.signatures", title, State.UNKNOWN, "; ".join(unread), (), {"matches": []}, sources)
@@ -187,11 +188,22 @@ def log_step(runbook_id: str, matches: list[SignatureMatch], logs: list[tuple[st
     return StepResult(runbook_id, "log", title, None, f"no {runbook_id} error signature in {read}")
 
 
+def _confirmed_on_node(report: RunbookReport, check_id: str) -> tuple[str, ...]:
+    """What the signature's confirming check said on this node, as evidence lines: the
+    node-side half of a diagnosis a log line made (nothing when it did not run)."""
+    for step in report.steps:
+        c = step.check
+        if check_id and c is not None and c.check_id == check_id and c.state != State.UNKNOWN:
+            return (f"{step.step_id}: {c.message}", *c.evidence)
+    return ()
+
+
 def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: list[tuple[str, str]],
                  host: str = "<host>") -> RunbookReport:
     """The report with the log step first and the matches as diagnoses: a match whose
     diagnosis the runbook already made adds its quoted line to that diagnosis' evidence;
-    another becomes a diagnosis of its own (after the ones node evidence made); a
+    another becomes a diagnosis of its own (after the ones node evidence made), quoting what
+    the signature's confirming check found on the node when the runbook ran it; a
     `fallback` match only when the runbook found no cause at all."""
     if host.startswith("bundle:"):
         host = "HOST"  # a bundle's label is not a target one can triage
@@ -210,8 +222,8 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
             continue
         follow = (*(f"Confirm on the node: `{c}`" for c in m.commands),
                   f"`rocmdoctor triage {host} --runbook {m.runbook}` settles it on the node.")
-        diagnoses.append(Diagnosis(report.runbook_id, m.diagnosis, "log", m.means, m.confidence, (m.quote,),
-                                   (), follow))
+        diagnoses.append(Diagnosis(report.runbook_id, m.diagnosis, "log", m.means, m.confidence,
+                                   (m.quote, *_confirmed_on_node(report, m.confirm_check)), (), follow))
     return RunbookReport(report.runbook_id, report.title, (step, *report.steps), tuple(diagnoses))
 
 

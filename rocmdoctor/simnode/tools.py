@@ -188,6 +188,10 @@ def default_answers(node: "SimNode") -> tuple[dict, dict, list]:
         "kubectl": {f"get node {node.name} -o json": _answer(system.render_kubectl_node(node.name,
                                                               capacity_gpu=len(gpus), allocatable_gpu=len(gpus)))},
     }
+    # the loader cache: the distribution's libdrm, and ROCm's own ahead of it where ROCm is installed;
+    # ldconfig lists sonames in descending order (a stable sort keeps ROCm's copy first)
+    libdrm = (system.LIBDRM_ROCM if node.rocm_version else []) + system.LIBDRM_DISTRO
+    a["ldconfig"] = {"-p": _answer(system.render_ldconfig_cache(sorted(libdrm, key=lambda e: e[0], reverse=True)))}
     un: dict[str, dict[str, Answer]] = {}
     if node.amdgpu_installed:
         a["modinfo"] = {"amdgpu": _answer(_modinfo(node))}

@@ -210,3 +210,19 @@ def render_proc_cgroup_docker(container_id: str) -> str:
     controllers = [(10, "devices"), (9, "blkio"), (8, "memory"), (7, "freezer"), (6, "perf_event"), (5, "hugetlb"),
                    (4, "net_cls"), (3, "cpuset"), (2, "cpuacct,cpu"), (1, "name=systemd")]
     return "".join(f"{n}:{c}:/system.slice/docker-{container_id}.scope\n" for n, c in controllers)
+
+
+def render_ldconfig_cache(entries: list[tuple[str, str]]) -> str:
+    """`ldconfig -p` for x86-64 `(soname, path)` entries in cache order: glibc's format
+    (elf/cache.c print_entry) as a real listing prints it (flox/flox
+    cli/tests/cuda/ldconfig-mock-absent.sh, `ldconfig --print-cache` in ubuntu:24.04)."""
+    body = "".join(f"\t{soname} (libc6,x86-64) => {path}\n" for soname, path in entries)
+    return f"{len(entries)} libs found in cache `/etc/ld.so.cache'\n{body}"
+
+
+#: ROCm's amdgpu packages ship their own libdrm under /opt/amdgpu (libdrm-amdgpu-amdgpu1,
+#: libdrm2-amdgpu; ROCm/legacy-rocm-build#2934, #2451) and list it in /etc/ld.so.conf.d
+LIBDRM_ROCM = [("libdrm_amdgpu.so.1", "/opt/amdgpu/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1"),
+               ("libdrm.so.2", "/opt/amdgpu/lib/x86_64-linux-gnu/libdrm.so.2")]
+LIBDRM_DISTRO = [("libdrm_amdgpu.so.1", "/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1"),
+                 ("libdrm.so.2", "/lib/x86_64-linux-gnu/libdrm.so.2")]

@@ -40,3 +40,28 @@ SCENARIOS = from_cases([
      "device 1, the iGPU (use --log " + JOB_LOG + ")", igpu_used_by_job, "job_gpus", "igpu-used-by-job",
      {"log": JOB_LOG}),
 ], ("gpu-not-visible",))
+
+
+#: the job's own line: ROCm/legacy-rocm-build#2934 (Pop!_OS 22.04, ROCm 6.0), verbatim
+CLINFO_LOG = "/home/jacopo/clinfo.txt"
+RADEONSI_UNDEFINED = ("clinfo: symbol lookup error: /usr/lib/x86_64-linux-gnu/gallium-pipe/pipe_radeonsi.so: "
+                      "undefined symbol: amdgpu_va_get_start_addr")
+
+
+def libdrm_shadowed() -> SimNode:
+    """A healthy node where ROCm's amdgpu packages put their libdrm (/opt/amdgpu, listed in
+    /etc/ld.so.conf.d) ahead of the distribution's, and Mesa's radeonsi, built against the newer
+    one, dies on a missing symbol."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+
+    node = healthy()  # its loader cache lists ROCm's /opt/amdgpu libdrm first (simnode.tools)
+    node.description = "ROCm's /opt/amdgpu libdrm_amdgpu listed before the distribution's; clinfo dies in Mesa's radeonsi"
+    node.file(CLINFO_LOG, RADEONSI_UNDEFINED + "\n", uid=1001, gid=1001)
+    return node
+
+
+SCENARIOS += from_cases([
+    ("libdrm-shadowed", "ROCm's libdrm_amdgpu (/opt/amdgpu) loaded ahead of the distribution's: Mesa's radeonsi "
+     "dies on 'undefined symbol: amdgpu_va_get_start_addr' (use --log " + CLINFO_LOG + ")", libdrm_shadowed,
+     "log", "libdrm-mismatch", {"log": CLINFO_LOG}),
+], ("kernel-driver-mismatch",))
