@@ -5,7 +5,7 @@ Format from glibc elf/cache.c (print_entry: a tab, the soname, the flags in
 parentheses — `libc6,x86-64`, with `, hwcap: ...` or `, OS ABI: ...` appended on
 some entries — then ` => ` and the path) after the header "N libs found in cache
 `/etc/ld.so.cache'"; a real listing is flox/flox cli/tests/cuda/ldconfig-mock-absent.sh
-(`ldconfig --print-cache` in ubuntu:24.04). A probe usually greps the lines it wants,
+(`ldconfig --print-cache` in ubuntu:24.04), a ROCm line ROCm/legacy-rocm-build#1274. A probe usually greps the lines it wants,
 so the header may be missing; `== no ldconfig` is the probe's own marker that the
 tool is not installed.
 """

@@ -220,8 +220,9 @@ def render_ldconfig_cache(entries: list[tuple[str, str]]) -> str:
     return f"{len(entries)} libs found in cache `/etc/ld.so.cache'\n{body}"
 
 
-#: ROCm's amdgpu packages ship their own libdrm under /opt/amdgpu (libdrm-amdgpu-amdgpu1,
-#: libdrm2-amdgpu; ROCm/legacy-rocm-build#2934, #2451) and list it in /etc/ld.so.conf.d
+#: ROCm's amdgpu packages ship their own libdrm (libdrm-amdgpu-amdgpu1, libdrm2-amdgpu;
+#: ROCm/legacy-rocm-build#2934, #2451) under /opt/amdgpu and list it in /etc/ld.so.conf
+#: (ValveSoftware/Proton#4288: "the copy in /opt ... /opt/amdgpu/lib ... /etc/ld.so.conf")
 LIBDRM_ROCM = [("libdrm_amdgpu.so.1", "/opt/amdgpu/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1"),
                ("libdrm.so.2", "/opt/amdgpu/lib/x86_64-linux-gnu/libdrm.so.2")]
 LIBDRM_DISTRO = [("libdrm_amdgpu.so.1", "/lib/x86_64-linux-gnu/libdrm_amdgpu.so.1"),
