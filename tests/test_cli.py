@@ -143,3 +143,11 @@ def test_a_diagnosis_on_a_step_without_evidence_is_still_printed(tmp_path) -> No
     assert result.exit_code == 2, result.output
     assert "⇒ diagnosis (high confidence): /var/lib/dkms/amdgpu/5.18.13-1577590.22.04 has no dkms.conf" in result.output
     assert "mv -T -- /var/lib/dkms/amdgpu/5.18.13-1577590.22.04" in result.output
+
+
+def test_pci_addresses_are_printed_as_they_are() -> None:
+    """`0000:cd:00.0` is a BDF, not the `:cd:` emoji code (ROCm/legacy-rocm-build#4454's GPUs)."""
+    bundle = "tests/incidents/gpu-not-visible/mi300x-xe9680-gpu-boot-failed-replaced/bundle"
+    result = runner.invoke(app, ["triage", "--from", bundle, "-r", "gpu-not-visible"], env={"COLUMNS": "300"})
+    assert result.exit_code == 2
+    assert "0000:cd:00.0" in result.stdout and "\U0001f4bf" not in result.stdout

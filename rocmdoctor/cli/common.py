@@ -15,13 +15,13 @@ from rocmdoctor.status import ExitStatus
 def err_console():  # type: ignore[no-untyped-def]
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    return Console(stderr=True, highlight=False, emoji=False)
 
 
 def out_console():  # type: ignore[no-untyped-def]
     from rich.console import Console
 
-    return Console(highlight=False)
+    return Console(highlight=False, emoji=False)
 
 
 @contextlib.contextmanager

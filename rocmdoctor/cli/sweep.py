@@ -144,7 +144,7 @@ class _Bar:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self._p = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
-                           TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+                           TimeElapsedColumn(), console=Console(stderr=True, emoji=False), transient=True)
         self._task = self._p.add_task("", total=total)
         self._bad = 0
         self._p.start()

@@ -211,7 +211,8 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
     step = log_step(report.runbook_id, mine, logs)
     diagnoses = list(report.diagnoses)
     own = bool(diagnoses)
-    for m in best_per_diagnosis(mine):
+    # a generic (fallback) signature after the precise ones the same log matched
+    for m in sorted(best_per_diagnosis(mine), key=lambda m: m.fallback):
         at = next((i for i, d in enumerate(diagnoses) if d.diagnosis_id == m.diagnosis), None)
         if at is not None:
             d = diagnoses[at]

@@ -24,6 +24,8 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
     ("journal-monotonic", re.compile(r"^" + _MONO + r" (?P<host>\S+) kernel: ?(?P<msg>.*)$")),
     # dmesg: "[    5.1] msg"
     ("dmesg", re.compile(r"^" + _MONO + r" ?(?P<msg>.*)$")),
+    # dmesg with the stamp's opening bracket lost in a copy-paste: "  356.920249] msg" (ROCm/legacy-rocm-build#3856)
+    ("dmesg", re.compile(r"^\s*(?P<mono>\d+\.\d{6})\] ?(?P<msg>.*)$")),
     # dmesg -T: "[Thu Sep 10 14:36:15 2026] msg"
     ("dmesg-T", re.compile(r"^\[(?P<wall>[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})\] ?(?P<msg>.*)$")),
     # journalctl short / syslog: "Sep 03 23:07:26 host kernel: [ 1.2] msg" (stamp optional)
@@ -113,6 +115,21 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
                                    r"Unknown symbol (?P<unknown>\S+) \(err (?P<err>-?\d+)\))")),
     ("firmware_missing", re.compile(r"Direct firmware load for (?P<firmware>amdgpu/\S+) failed with error (?P<err>-?\d+)|"
                                     r"Failed to load firmware \"?(?P<fw2>amdgpu/[^\"\s]+)")),
+    # the GPU's own boot (PSP bootloader) reported a failure at power-on (amdgpu_ras.c
+    # amdgpu_ras_boot_time_error_reporting, MI300: "socket: %d, aid: %d, [hbm: %d, ][fw_status: 0x%x, ]
+    # firmware load failed at boot time" and its siblings; before Linux 6.10 also "firmware boot
+    # failed, fw status is 0x%x"; ROCm/legacy-rocm-build#4454, where the GPU that printed them was replaced)
+    ("boot_error", re.compile(r"socket: (?P<bsocket>\d+), aid: (?P<aid>\d+), (?:hbm: (?P<hbm>\d+), )?"
+                              r"(?:fw_status: (?P<fw_status>0x[0-9a-f]+), )?"
+                              r"(?P<boot_failure>firmware boot failed|memory training failed|firmware load failed at boot time|"
+                              r"wafl link training failed|xgmi link training failed|usr cp link training failed|"
+                              r"usr dp link training failed|hbm memory test failed|hbm bist test failed)")),
+    # amdgpu could not read the GPU's IP discovery table, the map of its blocks that the GPU's
+    # firmware leaves in VRAM (amdgpu_discovery.c: "get invalid ip discovery binary signature[ from
+    # vram]", "invalid ip discovery binary checksum", "failed to read ip discovery binary from file",
+    # "amdgpu_discovery_init failed"; ROCm/legacy-rocm-build#3856, #4454, #5008, #1896)
+    ("ip_discovery", re.compile(r"invalid ip discovery binary (?:signature|checksum)|amdgpu_discovery_init failed|"
+                                r"failed to read ip discovery binary")),
     # "probe with driver amdgpu failed": the same failure as printed by kernels >= 6.12 (lamikr/rocm_sdk_builder#180)
     ("probe_failure", re.compile(r"Fatal error during GPU init|amdgpu: probe of (?P<pbdf>\S+) failed with error (?P<perr>-?\d+)|"
                                  r"probe with driver amdgpu failed with error -?\d+|"

@@ -38,6 +38,11 @@ EXPECT = {
     "nomodeset": ("nomodeset on the kernel command line", "ro iommu=pt amd_iommu=on nomodeset quiet"),
     "gpu-probe-failure": ("amdgpu failed to initialise 0000:65:00.0",
                           "amdgpu 0000:65:00.0: amdgpu: Fatal error during GPU init"),
+    "ip-discovery-unreadable": ("after it could not read the GPU's IP discovery table",
+                                "amdgpu 0000:65:00.0: amdgpu: get invalid ip discovery binary signature"),
+    "gpu-boot-firmware-failed": ("0000:65:00.0 reported a failed boot of its own firmware (4 line(s)",
+                                 "amdgpu 0000:65:00.0: amdgpu: socket: 2, aid: 3, fw_status: 0xe6985b2d, "
+                                 "firmware load failed at boot time"),
     "gpu-missing-from-kfd": ("missing from the KFD topology: 0000:e5:00.0",
                              "renderD135: no KFD node with drm_render_minor 135"),
     "vf-mailbox-stuck": ("amdgpu is stuck initialising 0000:e5:00.0: it drives the GPU as an SR-IOV virtual function",
@@ -80,6 +85,25 @@ def test_probe_failure_names_the_bdf_everywhere(tmp_path: Path) -> None:
     assert "missing 0000:65:00.0" in s["runtime"].check.message
     d = diagnoses(report)["probe-failure"]
     assert "0000:65:00.0" in d.cause and d.confidence == "high" and not d.remediations
+
+
+def test_ip_discovery_tells_one_gpu_from_every_gpu(tmp_path: Path) -> None:
+    """One GPU without a readable table: its firmware; no boot-failure line, so not called hardware."""
+    _, report = triage(gnv.ip_discovery_unreadable(), tmp_path)
+    d = diagnoses(report)["ip-discovery-unreadable"]
+    assert "of 0000:65:00.0 (amdgpu 0000:65:00.0: amdgpu: get invalid ip discovery binary signature)" in d.cause
+    assert "With one GPU failing, the firmware of that GPU left no valid table" in d.cause
+    assert "points at the driver" not in d.cause
+    assert "probe-failure" not in diagnoses(report)     # the generic reading is not repeated
+
+
+def test_boot_failure_names_the_gpu_and_its_first_line(tmp_path: Path) -> None:
+    _, report = triage(gnv.boot_firmware_failed(), tmp_path)
+    d = diagnoses(report)["gpu-boot-firmware-failed"]
+    assert d.cause.startswith("0000:65:00.0 reported that its own boot failed at power-on (4 line(s), first: "
+                              "amdgpu 0000:65:00.0: amdgpu: socket: 2, aid: 0, fw_status: 0xe6985b2d, "
+                              "firmware load failed at boot time)")
+    assert "other GPU(s)" not in d.cause and d.confidence == "high"
 
 
 def test_nomodeset_cites_the_kernel_warning_and_offers_no_modprobe(tmp_path: Path) -> None:

@@ -40,6 +40,29 @@ FAULTS: dict[str, list[tuple[str, str]]] = {
         ("amdgpu: probe of 0000:83:00.0 failed with error -12",
          "https://github.com/ROCm/rocm-install-on-linux/issues/615"),
     ],
+    # amdgpu could not read the IP discovery table of an MI300X, then gave up on it (ROCm/legacy-rocm-build#4454,
+    # Dell XE9680, every GPU of the node; ROCm/legacy-rocm-build#3856 the same on another MI300X node)
+    "ip_discovery": [
+        ("amdgpu 0000:1b:00.0: amdgpu: get invalid ip discovery binary signature",
+         "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
+        ("[drm:amdgpu_discovery_set_ip_blocks [amdgpu]] *ERROR* amdgpu_discovery_init failed",
+         "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
+        ("amdgpu 0000:1b:00.0: amdgpu: Fatal error during GPU init", "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
+        ("amdgpu 0000:1b:00.0: amdgpu: amdgpu: finishing device.", "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
+        ("amdgpu: probe of 0000:1b:00.0 failed with error -22", "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
+    ],
+    # The GPU's own boot reported failures between the discovery error and the give-up: the one
+    # GPU of ROCm/legacy-rocm-build#4454 that printed them (the reporter replaced a GPU to fix the node)
+    "boot_error": [
+        ("amdgpu 0000:5f:00.0: amdgpu: socket: 2, aid: 0, fw_status: 0xe6985b2d, firmware load failed at boot time",
+         "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
+        ("amdgpu 0000:5f:00.0: amdgpu: socket: 2, aid: 1, fw_status: 0xe6985b2d, firmware load failed at boot time",
+         "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
+        ("amdgpu 0000:5f:00.0: amdgpu: socket: 2, aid: 2, fw_status: 0xe6985d2d, firmware load failed at boot time",
+         "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
+        ("amdgpu 0000:5f:00.0: amdgpu: socket: 2, aid: 3, fw_status: 0xe6985b2d, firmware load failed at boot time",
+         "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
+    ],
     # Missing firmware file, then init failure (geerlingguy/raspberry-pi-pcie-devices#331;
     # ROCm/legacy-rocm-build#912 for the non-fatal TA case).
     "firmware_missing": [

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 from rocmdoctor.simnode.formats import amd_smi, kernel, rocminfo
-from rocmdoctor.simnode.formats.kernel_lines import messages
+from rocmdoctor.simnode.formats.kernel_lines import messages, with_bdf
 from rocmdoctor.simnode.gpu import SimGPU, mi300x_gpus
 from rocmdoctor.simnode.scenarios import from_cases
 from rocmdoctor.simnode.node import SimNode
@@ -95,8 +95,9 @@ def nomodeset() -> SimNode:
     return node
 
 
-def probe_failure() -> SimNode:
-    """GPU 0000:65:00.0 failed to initialise: on the bus, not bound, gone from KFD and amd-smi."""
+def _gpu_failed_init(lines: list[str]) -> SimNode:
+    """The healthy node with GPU 0000:65:00.0 left unbound after `lines` (its address in them):
+    on the bus, gone from KFD and amd-smi."""
     node = healthy()
     gpus = mi300x_gpus(8)
     dead = gpus.pop(3)
@@ -106,9 +107,26 @@ def probe_failure() -> SimNode:
             node.file("/" + rel, entry.text, mode=entry.mode)  # type: ignore[union-attr]
         else:
             node.symlink("/" + rel, entry.target)  # type: ignore[union-attr]
-    # ROCm/rocm-install-on-linux#615 (MI210 on 24.04), moved to this GPU's address
-    node.add_kernel_log(messages("probe_failure", dead.bdf), at=9.871020)
+    node.add_kernel_log([with_bdf(m, dead.bdf) for m in lines], at=9.871020)
     return node
+
+
+def probe_failure() -> SimNode:
+    """GPU 0000:65:00.0 failed to initialise (ROCm/rocm-install-on-linux#615's lines, MI210 on 24.04)."""
+    return _gpu_failed_init(messages("probe_failure"))
+
+
+def ip_discovery_unreadable() -> SimNode:
+    """GPU 0000:65:00.0 failed to initialise: amdgpu could not read its IP discovery table
+    ("get invalid ip discovery binary signature", ROCm/legacy-rocm-build#4454)."""
+    return _gpu_failed_init(messages("ip_discovery"))
+
+
+def boot_firmware_failed() -> SimNode:
+    """GPU 0000:65:00.0 reported a failed boot ("firmware load failed at boot time" for each of its
+    four AIDs) between its IP discovery error and the give-up, in the order of ROCm/legacy-rocm-build#4454."""
+    discovery = messages("ip_discovery")
+    return _gpu_failed_init(discovery[:1] + messages("boot_error") + discovery[1:])
 
 
 def gpu_missing_from_kfd() -> SimNode:
@@ -215,6 +233,10 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict[str, str]]] = 
      nomodeset, "boot", "boot-nomodeset", {}),
     ("gpu-probe-failure", "GPU 0000:65:00.0 failed init ('Fatal error during GPU init'): 7 of 8 usable",
      probe_failure, "kernel_log", "probe-failure", {}),
+    ("ip-discovery-unreadable", "GPU 0000:65:00.0 failed init: 'get invalid ip discovery binary signature'",
+     ip_discovery_unreadable, "kernel_log", "ip-discovery-unreadable", {}),
+    ("gpu-boot-firmware-failed", "GPU 0000:65:00.0 failed its own boot ('firmware load failed at boot time'), then init",
+     boot_firmware_failed, "kernel_log", "gpu-boot-firmware-failed", {}),
     ("gpu-missing-from-kfd", "KFD refused GPU 0000:e5:00.0 ('NOT added due to errors'): 7 in amd-smi/rocminfo",
      gpu_missing_from_kfd, "kfd", "gpu-missing-from-kfd", {}),
     ("vf-mailbox-stuck", "amdgpu stuck initialising 0000:e5:00.0 in the SR-IOV mailbox ('trn=2 ACK should not assert')",

@@ -21,6 +21,7 @@ from rocmdoctor.simnode.gpu import GIB, SimGPU, SimPciPort
 from rocmdoctor.simnode.node import SimNode
 from rocmdoctor.simnode.scenarios import Scenario, from_cases
 from rocmdoctor.simnode.scenarios.gpu_oom import healthy
+from rocmdoctor.simnode.scenarios.gpu_not_visible import boot_firmware_failed
 
 RUNBOOK = "gpu-hardware-fault"
 
@@ -191,6 +192,8 @@ CASES = [
      "resets", "gpu-hang-recovered"),
     ("hw-previous-boot-fault", "healthy now; the previous boot ended after an uncorrectable error",
      previous_boot_fault, "resets", "previous-boot-gpu-fault"),
+    ("hw-gpu-boot-failed", "GPU 0000:65:00.0 failed its own boot ('firmware load failed at boot time'), left unbound",
+     boot_firmware_failed, "boot", "gpu-boot-failed"),
     ("hw-xgmi-dropped", "GPU 5 not in the XGMI hive of the other 7", xgmi_dropped,
      "xgmi", "gpu-dropped-from-xgmi-hive"),
     ("hw-xgmi-link-errors", "correctable XGMI link errors on GPU 0 and GPU 7", xgmi_link_errors,
