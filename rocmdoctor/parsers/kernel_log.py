@@ -145,6 +145,12 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
                                    # KFD refused to start at all (amdkfd/kfd_module.c kfd_init(), before
                                    # /dev/kfd exists; amdgpu ignores the failure; CachyOS/linux-cachyos#643)
                                    r"sched_policy has invalid value|max_num_of_queues_per_device must be between")),
+    # the RAS EEPROM's bad-page table is at or past the driver's limit (amdgpu_ras_eeprom.c:
+    # "RAS records:%d exceed threshold:%d" (older drivers append ", GPU will not be initialized.
+    # Replace this GPU or increase the threshold"), "RAS records:%u exceeds 90%% of threshold:%d");
+    # the GPU is then often not initialised, so no sysfs bad-page list exists to read
+    ("bad_page_threshold", re.compile(r"RAS records:\s?(?P<recs>\d+) (?P<how>exceed threshold|exceeds 90% of threshold):"
+                                      r"\s?(?P<thr>-?\d+)")),
     # RAS error counts (amdgpu_ras.c amdgpu_ras_error_print_error_data: "socket: %d, die: %d, %lld
     # [new ]{uncorrectable,correctable} hardware errors detected in [total in ]%s block[, no user
     # action is needed]"; before Linux 6.7 without the socket/die prefix; ROCm/legacy-rocm-build#4021).

@@ -145,3 +145,24 @@ def test_hang_and_hardware_error_lines(line, kind):
     """Real lines (ROCm/legacy-rocm-build#1886, #5724, #2533, #2196, pop-os/cosmic-epoch#3764,
     ROCm/legacy-rocm-build#6127, pop-os/cosmic-comp#2626)."""
     assert classify_amdgpu_line(line)[0] == kind
+
+
+@pytest.mark.parametrize("line,kind,fields", [
+    ("amdgpu 0000:5f:00.0: amdgpu: socket: 2, aid: 0, fw_status: 0xe6985b2d, firmware load failed at boot time",
+     "boot_error", {"bsocket": "2", "aid": "0", "fw_status": "0xe6985b2d",
+                    "boot_failure": "firmware load failed at boot time"}),
+    ("amdgpu 0000:1b:00.0: amdgpu: get invalid ip discovery binary signature", "ip_discovery", {}),
+    ("amdgpu 0000:01:00.0: amdgpu: invalid ip discovery binary checksum", "ip_discovery", {}),
+    ("[drm:amdgpu_discovery_reg_base_init [amdgpu]] *ERROR* amdgpu_discovery_init failed", "ip_discovery", {}),
+    ("amdgpu 0000:03:00.0: amdgpu: get invalid ip discovery binary signature from vram", "ip_discovery", {}),
+])
+def test_boot_and_ip_discovery_lines(line, kind, fields):
+    """Real lines: ROCm/legacy-rocm-build#4454 (MI300X), #5008 (MI300A), #1896 (a laptop dGPU)."""
+    assert classify_amdgpu_line(line) == (kind, fields)
+
+
+def test_a_dmesg_stamp_that_lost_its_bracket_is_still_dmesg():
+    """ROCm/legacy-rocm-build#3856 pasted its first line as `  356.920249] amdgpu ...`."""
+    [rec] = parse_kernel_log("  356.920249] amdgpu 0000:05:00.0: amdgpu: get invalid ip discovery binary signature\n")
+    assert (rec["format"], rec["ts"], rec["bdf"]) == ("dmesg", 356.920249, "0000:05:00.0")
+    assert rec["msg"] == "amdgpu 0000:05:00.0: amdgpu: get invalid ip discovery binary signature"

@@ -194,6 +194,13 @@ FAULTS: dict[str, list[tuple[str, str]]] = {
         ("amdgpu 0000:1c:00.0: {1}uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",
          "https://github.com/ROCm/legacy-rocm-build/issues/4021"),
     ],
+    # The RAS EEPROM's bad-page table past the driver's limit (amdgpu_ras_eeprom.c
+    # amdgpu_ras_eeprom_check: "RAS records:%d exceed threshold:%d"), with amdgpu's dev_* prefix
+    # as in ROCm/legacy-rocm-build#4454's lines
+    "bad_page_threshold": [
+        ("amdgpu 0000:c6:00.0: amdgpu: RAS records:9 exceed threshold:8",
+         f"{KERNEL_SRC}/drivers/gpu/drm/amd/amdgpu/amdgpu_ras_eeprom.c (format string)"),
+    ],
     # Correctable errors of one socket/die, new and cumulative (MI300X XGMI links, #4021)
     "ras_correctable": [
         ("amdgpu 0000:9d:00.0: {1}socket: 6, die: 1, 1533 new correctable hardware errors detected in xgmi_wafl block",

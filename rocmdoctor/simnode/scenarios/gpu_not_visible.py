@@ -95,7 +95,7 @@ def nomodeset() -> SimNode:
     return node
 
 
-def _gpu_failed_init(lines: list[str]) -> SimNode:
+def gpu_failed_init(lines: list[str]) -> SimNode:
     """The healthy node with GPU 0000:65:00.0 left unbound after `lines` (its address in them):
     on the bus, gone from KFD and amd-smi."""
     node = healthy()
@@ -113,20 +113,20 @@ def _gpu_failed_init(lines: list[str]) -> SimNode:
 
 def probe_failure() -> SimNode:
     """GPU 0000:65:00.0 failed to initialise (ROCm/rocm-install-on-linux#615's lines, MI210 on 24.04)."""
-    return _gpu_failed_init(messages("probe_failure"))
+    return gpu_failed_init(messages("probe_failure"))
 
 
 def ip_discovery_unreadable() -> SimNode:
     """GPU 0000:65:00.0 failed to initialise: amdgpu could not read its IP discovery table
     ("get invalid ip discovery binary signature", ROCm/legacy-rocm-build#4454)."""
-    return _gpu_failed_init(messages("ip_discovery"))
+    return gpu_failed_init(messages("ip_discovery"))
 
 
 def boot_firmware_failed() -> SimNode:
     """GPU 0000:65:00.0 reported a failed boot ("firmware load failed at boot time" for each of its
     four AIDs) between its IP discovery error and the give-up, in the order of ROCm/legacy-rocm-build#4454."""
     discovery = messages("ip_discovery")
-    return _gpu_failed_init(discovery[:1] + messages("boot_error") + discovery[1:])
+    return gpu_failed_init(discovery[:1] + messages("boot_error") + discovery[1:])
 
 
 def gpu_missing_from_kfd() -> SimNode:

@@ -21,7 +21,7 @@ from rocmdoctor.simnode.gpu import GIB, SimGPU, SimPciPort
 from rocmdoctor.simnode.node import SimNode
 from rocmdoctor.simnode.scenarios import Scenario, from_cases
 from rocmdoctor.simnode.scenarios.gpu_oom import healthy
-from rocmdoctor.simnode.scenarios.gpu_not_visible import boot_firmware_failed
+from rocmdoctor.simnode.scenarios.gpu_not_visible import gpu_failed_init, boot_firmware_failed
 
 RUNBOOK = "gpu-hardware-fault"
 
@@ -76,6 +76,12 @@ def previous_boot_fault() -> SimNode:
     bdf = node.gpus[5].bdf
     node.previous_boot_log = [(52311.2 + i * 0.0004, m) for i, m in enumerate(sequence("ras_interrupt_reset", bdf)[:2])]
     return node
+
+
+def bad_pages_over_uninitialised() -> SimNode:
+    """GPU 0000:65:00.0's RAS table holds 9 records over a threshold of 8: amdgpu gave up on it, so
+    it has no sysfs bad-page list; the kernel's line is the only record."""
+    return gpu_failed_init(messages("bad_page_threshold") + messages("probe_failure"))
 
 
 def xgmi_dropped() -> SimNode:
@@ -186,6 +192,8 @@ CASES = [
      "pages", "bad-pages-accumulating"),
     ("hw-bad-pages-threshold", "GPU 6 at bad_page_threshold=8 retired pages", bad_pages_threshold,
      "pages", "bad-page-threshold"),
+    ("hw-bad-pages-over-uninitialised", "GPU 0000:65:00.0 past its bad-page threshold, not initialised (kernel line only)",
+     bad_pages_over_uninitialised, "pages", "bad-page-threshold"),
     ("hw-hang-unrecovered", "GPU 4 hung, MES failed again during the reset", hang_unrecovered,
      "resets", "gpu-reset-failed"),
     ("hw-hang-recovered", "GPU 1 hung once and came back after a MODE2 reset", hang_recovered,
