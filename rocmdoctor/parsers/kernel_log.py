@@ -206,6 +206,12 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     # says which addresses in a pasted log are the GPU's own (its package's switch ports too)
     ("amd_pci_device", re.compile(r"^pci \S+: \[1002:(?P<device>[0-9a-f]{4})\] type (?P<type>\d+) "
                                   r"class (?P<pci_class>0x[0-9a-f]{6})")),
+    # amdgpu drives the GPU as an SR-IOV virtual function: for a VF it adds the virtual display
+    # block (amdgpu_discovery.c, nv.c: `if (adev->enable_virtual_display || amdgpu_sriov_vf(adev))`
+    # add amdgpu_vkms_ip_block; printed "add ip block number %d <%s>", newer "detected ip block
+    # number %d <%s>"); under amdgpu.virtual_display= the driver first prints "virtual display
+    # string:" (ROCm/legacy-rocm-build#2995: a V620 MxGPU VF on Azure)
+    ("virtual_display", re.compile(r"ip block number \d+ <(?P<vkms>amdgpu_vkms)>|(?P<vd_param>virtual display string:)")),
     ("init_ok", re.compile(r"\[drm\] Initialized amdgpu |amdgpu: Topology: Add (?:dGPU|GPU) node|"
                            r"kfd kfd: (?:amdgpu: )?added device|amdgpu kernel modesetting enabled")),
 ]

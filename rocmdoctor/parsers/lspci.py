@@ -38,11 +38,12 @@ _PROGIF = re.compile(r"\(prog-if (?P<progif>[0-9a-f]{2})")
 def parse_lspci(text: str) -> list[dict[str, Any]]:
     """PCI functions from `lspci -n -D` (or `-nn`).
 
-    Returns `[{slot, class, vendor, device, rev, prog_if, driver}]`, ids as lower-case
+    Returns `[{slot, class, vendor, device, rev, prog_if, driver, name}]`, ids as lower-case
     hex strings without 0x (`class` "1200", `vendor` "1002", `device` "74a1");
     from plain `lspci` the device id is None and class/vendor are None unless
     the name is one of AMD's (vendor 1002 GPU classes, 1022 CPU functions);
-    `driver` from `-k` or busybox, else None;
+    `driver` from `-k` or busybox, else None; `name` the vendor and device name of
+    `-nn` and plain output (pci.ids: "... Navi 21 [Radeon Pro V620 MxGPU]"), else None;
     `slot` gets the `0000:` domain when lspci omitted it; `rev`/`prog_if` None
     when absent. Indented detail lines (from -v) are skipped. Raises ParseError
     on a top-level line in no lspci form.
@@ -65,10 +66,11 @@ def parse_lspci(text: str) -> list[dict[str, Any]]:
             name = plain.group("name")
             vendor = next((vid for prefix, vid in _VENDOR_NAMES if name.startswith(prefix)), None)
             dev = {"slot": plain.group("slot"), "class": _CLASS_NAMES.get(plain.group("clsname")),
-                   "vendor": vendor, "device": None, "rest": name}
+                   "vendor": vendor, "device": None, "rest": name, "name": name}
         else:
             dev = {"slot": m.group("slot"), "class": m.group("cls"), "vendor": m.group("vendor"),
-                   "device": m.group("device"), "rest": m.groupdict().get("rest") or ""}
+                   "device": m.group("device"), "rest": m.groupdict().get("rest") or "",
+                   "name": m.groupdict().get("name")}
         slot = dev["slot"]
         if slot.count(":") == 1:
             slot = "0000:" + slot
@@ -82,5 +84,6 @@ def parse_lspci(text: str) -> list[dict[str, Any]]:
             "rev": rev.group("rev") if rev else None,
             "prog_if": progif.group("progif") if progif else None,
             "driver": (m.groupdict().get("driver") if m else None),
+            "name": dev["name"],
         })
     return out

@@ -155,10 +155,13 @@ def test_hang_and_hardware_error_lines(line, kind):
     ("amdgpu 0000:01:00.0: amdgpu: invalid ip discovery binary checksum", "ip_discovery", {}),
     ("[drm:amdgpu_discovery_reg_base_init [amdgpu]] *ERROR* amdgpu_discovery_init failed", "ip_discovery", {}),
     ("amdgpu 0000:03:00.0: amdgpu: get invalid ip discovery binary signature from vram", "ip_discovery", {}),
+    # an SR-IOV VF gets the virtual display block (ROCm/legacy-rocm-build#2995, V620 MxGPU)
+    ("[drm] add ip block number 5 <amdgpu_vkms>", "virtual_display", {"vkms": "amdgpu_vkms"}),
+    ("[drm:psp_hw_init [amdgpu]] *ERROR* PSP firmware loading failed", None, None),
 ])
 def test_boot_and_ip_discovery_lines(line, kind, fields):
-    """Real lines: ROCm/legacy-rocm-build#4454 (MI300X), #5008 (MI300A), #1896 (a laptop dGPU)."""
-    assert classify_amdgpu_line(line) == (kind, fields)
+    """Real lines: ROCm/legacy-rocm-build#4454 (MI300X), #5008 (MI300A), #1896 (a laptop dGPU), #2995."""
+    assert classify_amdgpu_line(line) == ((kind, fields) if kind else None)
 
 
 def test_a_dmesg_stamp_that_lost_its_bracket_is_still_dmesg():

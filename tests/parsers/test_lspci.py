@@ -18,7 +18,7 @@ def test_real_lspci_n_without_domain():
     devs = parse_lspci(sample("lspci/lspci-n-amd-laptop.txt"))
     assert len(devs) == 24
     assert devs[0] == {"slot": "0000:00:00.0", "class": "0600", "vendor": "1022", "device": "9600",
-                       "rev": None, "prog_if": None, "driver": None}
+                       "rev": None, "prog_if": None, "driver": None, "name": None}
     assert devs[11]["rev"] == "3a"
     assert [d for d in devs if d["class"] == "0300"][0]["device"] == "9613"
 
@@ -61,3 +61,11 @@ def test_real_plain_lspci_recognises_amd_gpus_by_name_only():
     assert by_slot["0000:01:00.0"]["vendor"] is None          # NVIDIA: not guessed
     assert by_slot["0000:02:00.0"]["vendor"] == "1022"        # AMD's CPU-side bridge, not a GPU
     assert by_slot["0000:02:00.0"]["class"] is None
+
+
+def test_lspci_nn_keeps_the_pci_ids_name():
+    """ROCm/legacy-rocm-build#2995 (an Azure NGads VM): the name says the GPU is an SR-IOV VF."""
+    (gpu,) = parse_lspci("0002:00:00.0 Display controller [0380]: Advanced Micro Devices, Inc. [AMD/ATI] "
+                         "Navi 21 [Radeon Pro V620 MxGPU] [1002:73ae]\n")
+    assert (gpu["slot"], gpu["class"], gpu["device"]) == ("0002:00:00.0", "0380", "73ae")
+    assert gpu["name"] == "Advanced Micro Devices, Inc. [AMD/ATI] Navi 21 [Radeon Pro V620 MxGPU]"

@@ -43,6 +43,8 @@ EXPECT = {
     "gpu-boot-firmware-failed": ("0000:65:00.0 reported a failed boot of its own firmware (4 line(s)",
                                  "amdgpu 0000:65:00.0: amdgpu: socket: 2, aid: 3, fw_status: 0xe6985b2d, "
                                  "firmware load failed at boot time"),
+    "vf-init-failed": ("failed to initialise 0000:65:00.0 (an SR-IOV virtual function)",
+                       "[drm] add ip block number 5 <amdgpu_vkms>"),
     "gpu-missing-from-kfd": ("missing from the KFD topology: 0000:e5:00.0",
                              "renderD135: no KFD node with drm_render_minor 135"),
     "vf-mailbox-stuck": ("amdgpu is stuck initialising 0000:e5:00.0: it drives the GPU as an SR-IOV virtual function",
@@ -104,6 +106,25 @@ def test_boot_failure_names_the_gpu_and_its_first_line(tmp_path: Path) -> None:
                               "amdgpu 0000:65:00.0: amdgpu: socket: 2, aid: 0, fw_status: 0xe6985b2d, "
                               "firmware load failed at boot time)")
     assert "other GPU(s)" not in d.cause and d.confidence == "high"
+
+
+def test_vf_failure_is_not_called_a_driver_mismatch(tmp_path: Path) -> None:
+    """A VF's PSP init failing is the host's and guest driver's business (ROCm/legacy-rocm-build#2995)."""
+    _, report = triage(gnv.vf_psp_init_failed(), tmp_path)
+    d = diagnoses(report)["vf-needs-platform-driver"]
+    assert d.cause.startswith("0000:65:00.0 is an SR-IOV virtual function (the driver added the virtual display "
+                              "block a VF gets: [drm] add ip block number 5 <amdgpu_vkms>)")
+    assert "hw_init of IP block <psp> failed -22" in d.cause and d.confidence == "medium"
+    assert "probe-failure" not in diagnoses(report)
+
+
+def test_virtual_display_asked_for_is_not_a_vf(tmp_path: Path) -> None:
+    """amdgpu.virtual_display= adds the same block; the driver then says so first (amdgpu_device.c)."""
+    node = gnv.vf_psp_init_failed()
+    node.add_kernel_log(["[drm] virtual display string:0000:65:00.0,1, amdgpu:virtual_display:1, num_crtc:1"],
+                        at=9.8)
+    _, report = triage(node, tmp_path)
+    assert "probe-failure" in diagnoses(report) and "vf-needs-platform-driver" not in diagnoses(report)
 
 
 def test_nomodeset_cites_the_kernel_warning_and_offers_no_modprobe(tmp_path: Path) -> None:

@@ -51,6 +51,19 @@ FAULTS: dict[str, list[tuple[str, str]]] = {
         ("amdgpu 0000:1b:00.0: amdgpu: amdgpu: finishing device.", "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
         ("amdgpu: probe of 0000:1b:00.0 failed with error -22", "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
     ],
+    # amdgpu drove an SR-IOV virtual function (it added the virtual display block a VF gets) and
+    # the VF's PSP init failed: ROCm's amdgpu on an Azure NGads V620 MxGPU, which needs the cloud's
+    # own driver (ROCm/legacy-rocm-build#2995)
+    "virtual_display": [(m, "https://github.com/ROCm/legacy-rocm-build/issues/2995") for m in (
+        "[drm] add ip block number 5 <amdgpu_vkms>",
+        "amdgpu 0002:00:00.0: amdgpu: Fetched VBIOS from VRAM BAR",
+        "[drm:psp_hw_init [amdgpu]] *ERROR* PSP firmware loading failed",
+        "[drm:amdgpu_device_ip_init [amdgpu]] *ERROR* hw_init of IP block <psp> failed -22",
+        "amdgpu 0002:00:00.0: amdgpu: amdgpu_device_ip_init failed",
+        "amdgpu 0002:00:00.0: amdgpu: Fatal error during GPU init",
+        "amdgpu 0002:00:00.0: amdgpu: amdgpu: finishing device.",
+        "amdgpu: probe of 0002:00:00.0 failed with error -22",
+    )],
     # The GPU's own boot reported failures between the discovery error and the give-up: the one
     # GPU of ROCm/legacy-rocm-build#4454 that printed them (the reporter replaced a GPU to fix the node)
     "boot_error": [

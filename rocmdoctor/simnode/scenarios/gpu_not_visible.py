@@ -129,6 +129,12 @@ def boot_firmware_failed() -> SimNode:
     return gpu_failed_init(discovery[:1] + messages("boot_error") + discovery[1:])
 
 
+def vf_psp_init_failed() -> SimNode:
+    """GPU 0000:65:00.0, an SR-IOV virtual function, failed its PSP init under a guest driver its
+    host does not support (ROCm/legacy-rocm-build#2995's lines: V620 MxGPU on Azure NGads)."""
+    return gpu_failed_init(messages("virtual_display"))
+
+
 def gpu_missing_from_kfd() -> SimNode:
     """amdgpu bound GPU 0000:e5:00.0 but KFD refused it ("NOT added due to errors"):
     8 on the bus and bound, 7 in the KFD topology, rocminfo and amd-smi list."""
@@ -237,6 +243,8 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict[str, str]]] = 
      ip_discovery_unreadable, "kernel_log", "ip-discovery-unreadable", {}),
     ("gpu-boot-firmware-failed", "GPU 0000:65:00.0 failed its own boot ('firmware load failed at boot time'), then init",
      boot_firmware_failed, "kernel_log", "gpu-boot-firmware-failed", {}),
+    ("vf-init-failed", "GPU 0000:65:00.0, an SR-IOV VF, failed PSP init: the guest driver is not one its host supports",
+     vf_psp_init_failed, "kernel_log", "vf-needs-platform-driver", {}),
     ("gpu-missing-from-kfd", "KFD refused GPU 0000:e5:00.0 ('NOT added due to errors'): 7 in amd-smi/rocminfo",
      gpu_missing_from_kfd, "kfd", "gpu-missing-from-kfd", {}),
     ("vf-mailbox-stuck", "amdgpu stuck initialising 0000:e5:00.0 in the SR-IOV mailbox ('trn=2 ACK should not assert')",
