@@ -378,3 +378,16 @@ def test_kfd_udev_rule_names_render_or_video_and_never_overwrites(tmp_path: Path
     report = triage_target(TriageRequest(target="", bundle=str(bundle), runbooks=(RUNBOOK,)))
     plan = diagnoses(report)["kfd-node-root-only"].remediations[0]
     assert 'GROUP="video"' in plan.command
+
+
+def test_module_not_loaded_without_the_command_line_names_nomodeset_first(tmp_path: Path) -> None:
+    """With /proc/cmdline unread the cause must not claim nothing keeps amdgpu out: nomodeset in GRUB
+    was the cause of ROCm/legacy-rocm-build#4098, whose evidence never showed the command line."""
+    node = gnv.amdgpu_not_loaded().remove("/proc/cmdline")
+    _, report = triage(node, tmp_path)
+    d = diagnoses(report)["amdgpu-not-loaded"]
+    assert "nothing on the command line" not in d.cause
+    assert "The kernel command line and modprobe.d were not read" in d.cause
+    assert "first rule out `nomodeset` or `amdgpu.modeset=0`" in d.cause
+    _, healthy_cmdline = triage(gnv.amdgpu_not_loaded(), tmp_path / "read")
+    assert "nothing on the command line or in modprobe.d keeps it out" in diagnoses(healthy_cmdline)["amdgpu-not-loaded"].cause
