@@ -212,6 +212,12 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     # number %d <%s>"); under amdgpu.virtual_display= the driver first prints "virtual display
     # string:" (ROCm/legacy-rocm-build#2995: a V620 MxGPU VF on Azure)
     ("virtual_display", re.compile(r"ip block number \d+ <(?P<vkms>amdgpu_vkms)>|(?P<vd_param>virtual display string:)")),
+    # the IOMMU's default DMA domain (drivers/iommu/iommu.c iommu_subsys_init: "Default domain
+    # type: %s%s", "Passthrough" under iommu=pt, " (set via kernel command line)") and the boot
+    # command line the kernel printed first ("Command line: ..."): what a pasted log says of the
+    # IOMMU mode when /proc/cmdline is not in the evidence (ROCm/legacy-rocm-build#1493)
+    ("iommu_mode", re.compile(r"iommu: Default domain type: (?P<domain>\w+)")),
+    ("boot_cmdline", re.compile(r"^(?:Kernel )?[Cc]ommand line: (?P<cmdline>.*)$")),
     ("init_ok", re.compile(r"\[drm\] Initialized amdgpu |amdgpu: Topology: Add (?:dGPU|GPU) node|"
                            r"kfd kfd: (?:amdgpu: )?added device|amdgpu kernel modesetting enabled")),
 ]

@@ -169,3 +169,14 @@ def test_a_dmesg_stamp_that_lost_its_bracket_is_still_dmesg():
     [rec] = parse_kernel_log("  356.920249] amdgpu 0000:05:00.0: amdgpu: get invalid ip discovery binary signature\n")
     assert (rec["format"], rec["ts"], rec["bdf"]) == ("dmesg", 356.920249, "0000:05:00.0")
     assert rec["msg"] == "amdgpu 0000:05:00.0: amdgpu: get invalid ip discovery binary signature"
+
+
+@pytest.mark.parametrize("line,kind,fields", [
+    # public dmesg pastes (an `amd_iommu=on iommu=pt` Ubuntu host; an `amd_iommu=off` one)
+    ("iommu: Default domain type: Passthrough (set via kernel command line)", "iommu_mode", {"domain": "Passthrough"}),
+    ("iommu: Default domain type: Translated", "iommu_mode", {"domain": "Translated"}),
+    ("Command line: BOOT_IMAGE=/vmlinuz-5.0.8-1.el7.elrepo.x86_64 root=/dev/mapper/centos-root ro quiet",
+     "boot_cmdline", {"cmdline": "BOOT_IMAGE=/vmlinuz-5.0.8-1.el7.elrepo.x86_64 root=/dev/mapper/centos-root ro quiet"}),
+])
+def test_iommu_mode_and_boot_command_line(line, kind, fields):
+    assert classify_amdgpu_line(line) == (kind, fields)

@@ -17,6 +17,7 @@ from rocmdoctor.catalog.loader import load_catalog
 from rocmdoctor.simnode.node import sim_transport
 from rocmdoctor.simnode.scenarios import SCENARIOS
 from rocmdoctor.simnode.scenarios import hardware
+from rocmdoctor.simnode.formats import kernel_lines
 from rocmdoctor.status import ExitStatus, State
 from rocmdoctor.testing.triage_helpers import diagnoses, steps
 
@@ -126,6 +127,28 @@ def test_correctable_errors_warn_only_when_they_rise(tmp_path: Path) -> None:
     assert second.check.evidence == ("/sys/bus/pci/devices/0000:46:00.0/ras/umc_err_count: ce: 21 (last reading 14)",)
     third = run()["ecc"]
     assert third.state == State.PASS and "none new since the last reading" in third.check.message
+
+
+def test_completer_abort_under_iommu_translation_is_named_before_the_link() -> None:
+    """ROCm/legacy-rocm-build#1493: the firmware's record of a Completer Abort on a GPU, IOMMU
+    translating: iommu=pt first, the slot only if the aborts go on in passthrough mode."""
+    report = triage("hw-p2p-completer-abort")
+    pcie = steps(report)["pcie"]
+    assert pcie.check.message.startswith("1 fatal PCIe error(s) reported by the platform firmware on GPU 0000:a6:00.0 "
+                                         "(Completer Abort, Transaction Layer, agent Completer ID)")
+    assert any("aer_uncor_status: 0x00008000" in e for e in pcie.check.evidence)
+    d = diagnoses(report)
+    assert list(d)[0] == "iommu-blocks-peer-to-peer"
+    assert "iommu: Default domain type: Translated" in d["iommu-blocks-peer-to-peer"].cause
+    assert "pcie-errors" in d      # the link reading stays as the second explanation
+
+
+def test_completer_abort_in_passthrough_mode_is_the_link(tmp_path: Path) -> None:
+    root = hardware.p2p_completer_abort(kernel_lines.IOMMU_PASSTHROUGH).materialize(tmp_path / "node")
+    with sim_transport(root) as transport:
+        report = run_triage(transport, compile_plan(load_catalog(), [RB], {}))
+    d = diagnoses(report)
+    assert "iommu-blocks-peer-to-peer" not in d and list(d)[0] == "pcie-errors"
 
 
 def test_pcie_replays_rising_warn(tmp_path: Path) -> None:

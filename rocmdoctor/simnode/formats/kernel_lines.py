@@ -298,3 +298,37 @@ SEQUENCES: dict[str, list[tuple[str, str]]] = {
 def sequence(name: str, bdf: str | None = None) -> list[str]:
     """The lines of one SEQUENCES excerpt, optionally moved to `bdf`."""
     return [with_bdf(m, bdf) if bdf else m for m, _ in SEQUENCES[name]]
+
+
+#: A PCIe error reported by the platform firmware (APEI GHES record, printed by ghes.c/cper.c and
+#: aer.c cper_print_aer) on an MI100 during peer-to-peer traffic under IOMMU translation: three MI100
+#: in a Dell R7525, fixed by `amd_iommu=on iommu=pt` (ROCm/legacy-rocm-build#1493; the GPU is 0000:83:00.0).
+GHES_COMPLETER_ABORT: list[tuple[str, str]] = [(m, "https://github.com/ROCm/legacy-rocm-build/issues/1493") for m in (
+    "{1}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 8",
+    "{1}[Hardware Error]: event severity: fatal",
+    "{1}[Hardware Error]:  Error 0, type: fatal",
+    "{1}[Hardware Error]:   section_type: PCIe error",
+    "{1}[Hardware Error]:   port_type: 1, legacy PCI end point",
+    "{1}[Hardware Error]:   version: 3.0",
+    "{1}[Hardware Error]:   command: 0x0547, status: 0x5810",
+    "{1}[Hardware Error]:   device_id: 0000:83:00.0",
+    "{1}[Hardware Error]:   slot: 0",
+    "{1}[Hardware Error]:   secondary_bus: 0x00",
+    "{1}[Hardware Error]:   vendor_id: 0x1002, device_id: 0x738c",
+    "{1}[Hardware Error]:   class_code: 000000",
+    "{1}[Hardware Error]:   aer_uncor_status: 0x00008000, aer_uncor_mask: 0x00010000",
+    "{1}[Hardware Error]:   aer_uncor_severity: 0x004ef030",
+    "{1}[Hardware Error]:   TLP Header: 40009001 8000000f 9927f000 00000000",
+    "amdgpu 0000:83:00.0: aer_status: 0x00008000, aer_mask: 0x00010000",
+    "Completer Abort",
+    "amdgpu 0000:83:00.0: aer_layer=Transaction Layer, aer_agent=Completer ID",
+    "amdgpu 0000:83:00.0: aer_uncor_severity: 0x004ef030",
+    "amdgpu 0000:83:00.0:   TLP Header: 40009001 8000000f 9927f000 00000000",
+    "amdgpu 0000:83:00.0: broadcast error_detected message",
+    "[drm] PCI error: detected callback, state(2)!!",
+)]
+
+#: what the kernel prints of the IOMMU mode (drivers/iommu/iommu.c; lines from public dmesg pastes,
+#: e.g. a `amd_iommu=on iommu=pt` Ubuntu 20.04 host and an `amd_iommu=off` one)
+IOMMU_PASSTHROUGH = "iommu: Default domain type: Passthrough (set via kernel command line)"
+IOMMU_TRANSLATED = "iommu: Default domain type: Translated"

@@ -16,7 +16,8 @@ Formats and lines with their sources:
 
 from __future__ import annotations
 
-from rocmdoctor.simnode.formats.kernel_lines import messages, sequence
+from rocmdoctor.simnode.formats import kernel_lines
+from rocmdoctor.simnode.formats.kernel_lines import messages, sequence, with_bdf
 from rocmdoctor.simnode.gpu import GIB, SimGPU, SimPciPort
 from rocmdoctor.simnode.node import SimNode
 from rocmdoctor.simnode.scenarios import Scenario, from_cases
@@ -145,6 +146,17 @@ def pcie_fatal_in_log() -> SimNode:
     return node.add_kernel_log(lines)
 
 
+def p2p_completer_abort(iommu_line: str = kernel_lines.IOMMU_TRANSLATED) -> SimNode:
+    """GPU 5 reports, through the platform firmware, a fatal Completer Abort while the IOMMU
+    translates the GPUs' DMA (ROCm/legacy-rocm-build#1493's record, moved to GPU 5)."""
+    node = healthy()
+    if iommu_line == kernel_lines.IOMMU_TRANSLATED:
+        node.cmdline = node.cmdline.replace(" iommu=pt", "")
+    gpu = node.gpus[5].bdf
+    node.add_kernel_log([iommu_line], at=0.718058)
+    return node.add_kernel_log([with_bdf(m, gpu) for m, _ in kernel_lines.GHES_COMPLETER_ABORT])
+
+
 def _rx6800(root_max_gts: float, slot_gts: float, dpm: str) -> SimGPU:
     """An RX 6800 (Navi 21) at 0d:00.0 behind its package's switch (0b:00.0 up, 0c:00.0 down) in
     root port 00:03.1, the layout of Umio-Yasuno/amdgpu_top#33; the internal links run at 16 GT/s x16."""
@@ -218,6 +230,8 @@ CASES = [
      pcie_trained_down_behind_switch, "pcie", "pcie-link-degraded"),
     ("hw-pcie-fatal-aer-log", "kernel AER report: fatal error above GPU 5, link not recovered", pcie_fatal_in_log,
      "pcie", "pcie-errors"),
+    ("hw-p2p-completer-abort", "firmware-reported fatal Completer Abort on GPU 5 with the IOMMU translating DMA",
+     p2p_completer_abort, "pcie", "iommu-blocks-peer-to-peer"),
 ]
 
 SCENARIOS = from_cases(CASES, (RUNBOOK,)) + [
