@@ -101,7 +101,7 @@ How far to trust the figure: the cases were collected by the same team that writ
 and several root causes got their diagnosis in the same session as their first cases (the error
 signatures, PCIe atomics, DKMS build failures, the quiet fan curve, the per-process cap, an
 allocation refused with VRAM free, a KFD that refused to start, a job that failed on the iGPU,
-an init stuck in the SR-IOV mailbox, XGMI link errors read from the kernel log, a failed rocm_bandwidth_test data validation, a /dev/kfd only root can open, a leftover DKMS version directory, a GPU ROCm on WSL does not support, a Mesa library that needs a newer libdrm than the one loaded, an IP discovery table amdgpu could not read, a GPU whose own boot failed; two earlier misses turned right the same way: the MI50 over
+an init stuck in the SR-IOV mailbox, XGMI link errors read from the kernel log, a failed rocm_bandwidth_test data validation, a /dev/kfd only root can open, a leftover DKMS version directory, a GPU ROCm on WSL does not support, a Mesa library that needs a newer libdrm than the one loaded, an IP discovery table amdgpu could not read, a GPU whose own boot failed, an SR-IOV virtual function that failed init under an unsupported guest driver, a VBIOS that could not post the GPU, a GPU that aborted peer-to-peer DMA under IOMMU translation, a GPU that fell off the bus; two earlier misses turned right the same way: the MI50 over
 Thunderbolt, the Kubernetes node read from rocm-smi). Cases marked "unresolved" in their `case.md` are judged
 against what their evidence supports, not against a confirmed fix. The figure is a regression
 baseline (`tests/incidents/baseline.json` holds the code to it), not an independent estimate;

@@ -36,6 +36,10 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
     ("journal-iso", re.compile(
         r"^(?P<wall>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:?\d\d|Z)?) (?P<host>\S+) kernel: ?"
         r"(?:" + _MONO + r" ?)?(?P<msg>.*)$")),
+    # an ISO 8601 stamp and the message: `dmesg --time-format iso` ("2026-09-17T14:25:57,123456+00:00 msg",
+    # util-linux dmesg.c) and log pipelines that print the stamp alone ("2026-09-17T14:25:57Z msg",
+    # ROCm/TheRock#8232)
+    ("dmesg-iso", re.compile(r"^(?P<wall>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:[+-]\d\d:?\d\d|Z)?) (?P<msg>.*)$")),
 ]
 _JOURNAL_NOISE = re.compile(r"^-- (?:Logs begin at|Journal begins at|No entries|Boot [0-9a-f]+|Reboot)")
 # Kernel messages pasted into a ticket without their time stamps (`dmesg | grep kfd` piped
@@ -130,6 +134,11 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     # "amdgpu_discovery_init failed"; ROCm/legacy-rocm-build#3856, #4454, #5008, #1896)
     ("ip_discovery", re.compile(r"invalid ip discovery binary (?:signature|checksum)|amdgpu_discovery_init failed|"
                                 r"failed to read ip discovery binary")),
+    # the GPU's VBIOS init tables did not run to their end, so amdgpu could not post the GPU (atom.c:
+    # "atombios stuck in loop for more than %dsecs aborting", "atombios stuck executing %04X (len %d,
+    # WS %d, PS %d) @ 0x%04X"; amdgpu_device.c: "gpu post error!"): AMD reads it as a VBIOS that
+    # cannot be read or run, a card fault (ROCm/legacy-rocm-build#4533: 5x MI100; #1320: a Radeon VII)
+    ("vbios_post", re.compile(r"gpu post error!|atombios stuck in loop for more than \d+ ?secs|atombios stuck executing")),
     # "probe with driver amdgpu failed": the same failure as printed by kernels >= 6.12 (lamikr/rocm_sdk_builder#180)
     ("probe_failure", re.compile(r"Fatal error during GPU init|amdgpu: probe of (?P<pbdf>\S+) failed with error (?P<perr>-?\d+)|"
                                  r"probe with driver amdgpu failed with error -?\d+|"
@@ -165,6 +174,10 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
                                      r"(?P<count>[1-9]\d*) (?:new )?uncorrectable hardware errors? detected in (?P<block>\w+) block|"
                                      r"uncorrectable hardware error\((?P<event>\w+)\) detected|"
                                      r"RAS poison consumption|Poison is created")),
+    # the GPU is gone from the PCIe bus: its registers read all-ones (amdgpu: "device lost from bus!";
+    # the SMU's "bus error for message: ... response:0xFFFFFFFF"): a dropped link, not a hang a reset
+    # can fix (ROCm/TheRock#8232: an RX 7900 XTX on a passive M.2-to-OCuLink link)
+    ("bus_lost", re.compile(r"device lost from bus!|SMU: bus error for message: .*response:0xFFFFFFFF")),
     ("ring_timeout", re.compile(r"ring (?P<ring>\S+) timeout, signaled seq=(?P<signaled>\d+), emitted seq=(?P<emitted>\d+)")),
     # a recovery that did not bring the GPU back (amdgpu_device.c: "GPU reset(%d) %s" with
     # "failed", "GPU reset end with ret = %d"); "Ring ... reset failed" is only the ring-level

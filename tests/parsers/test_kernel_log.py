@@ -180,3 +180,10 @@ def test_a_dmesg_stamp_that_lost_its_bracket_is_still_dmesg():
 ])
 def test_iommu_mode_and_boot_command_line(line, kind, fields):
     assert classify_amdgpu_line(line) == (kind, fields)
+
+
+def test_iso_stamped_lines_are_kernel_lines():
+    """`dmesg --time-format iso` and pipelines that print an ISO stamp before the message (ROCm/TheRock#8232)."""
+    [rec] = parse_kernel_log("2026-09-17T14:25:57Z amdgpu 0000:04:00.0: device lost from bus!\n")
+    assert (rec["format"], rec["time"], rec["bdf"]) == ("dmesg-iso", "2026-09-17T14:25:57Z", "0000:04:00.0")
+    assert classify_amdgpu_line(rec["msg"]) == ("bus_lost", {})

@@ -129,6 +129,18 @@ def test_correctable_errors_warn_only_when_they_rise(tmp_path: Path) -> None:
     assert third.state == State.PASS and "none new since the last reading" in third.check.message
 
 
+def test_gpu_lost_from_bus_is_not_offered_a_reset() -> None:
+    """ROCm/TheRock#8232: after "device lost from bus!" the ring timeout is a consequence; a GPU reset
+    cannot bring back a device that is gone, so only the drain is offered."""
+    report = triage("hw-gpu-lost-from-bus")
+    resets = steps(report)["resets"]
+    assert resets.check.message.startswith("a GPU fell off the PCIe bus on 0000:65:00.0: "
+                                           "amdgpu 0000:65:00.0: device lost from bus!")
+    d = diagnoses(report)
+    assert list(d)[0] == "gpu-lost-from-bus" and "gpu-reset-failed" not in d
+    assert [p.remediation_id for p in d["gpu-lost-from-bus"].remediations] == ["drain-node"]
+
+
 def test_completer_abort_under_iommu_translation_is_named_before_the_link() -> None:
     """ROCm/legacy-rocm-build#1493: the firmware's record of a Completer Abort on a GPU, IOMMU
     translating: iommu=pt first, the slot only if the aborts go on in passthrough mode."""

@@ -43,6 +43,8 @@ EXPECT = {
     "gpu-boot-firmware-failed": ("0000:65:00.0 reported a failed boot of its own firmware (4 line(s)",
                                  "amdgpu 0000:65:00.0: amdgpu: socket: 2, aid: 3, fw_status: 0xe6985b2d, "
                                  "firmware load failed at boot time"),
+    "gpu-post-failed": ("after the GPU's VBIOS did not complete its post",
+                        "amdgpu 0000:65:00.0: amdgpu: gpu post error!"),
     "vf-init-failed": ("failed to initialise 0000:65:00.0 (an SR-IOV virtual function)",
                        "[drm] add ip block number 5 <amdgpu_vkms>"),
     "gpu-missing-from-kfd": ("missing from the KFD topology: 0000:e5:00.0",
@@ -106,6 +108,16 @@ def test_boot_failure_names_the_gpu_and_its_first_line(tmp_path: Path) -> None:
                               "amdgpu 0000:65:00.0: amdgpu: socket: 2, aid: 0, fw_status: 0xe6985b2d, "
                               "firmware load failed at boot time)")
     assert "other GPU(s)" not in d.cause and d.confidence == "high"
+
+
+def test_post_failure_is_a_card_fault_not_a_driver_mismatch(tmp_path: Path) -> None:
+    """AMD's reading of "atombios stuck ... gpu post error!" (ROCm/legacy-rocm-build#4533, #1320)."""
+    _, report = triage(gnv.gpu_post_failed(), tmp_path)
+    d = diagnoses(report)["gpu-post-failed"]
+    assert d.cause.startswith("amdgpu could not post 0000:65:00.0: the GPU's VBIOS init tables did not run to their end "
+                              "([drm:atom_op_jump [amdgpu]] *ERROR* atombios stuck in loop for more than 20secs aborting)")
+    assert "Not a driver or kernel mismatch" in d.cause and "isolate before replacing" not in d.cause
+    assert "probe-failure" not in diagnoses(report)
 
 
 def test_vf_failure_is_not_called_a_driver_mismatch(tmp_path: Path) -> None:

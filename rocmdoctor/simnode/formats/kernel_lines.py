@@ -51,6 +51,24 @@ FAULTS: dict[str, list[tuple[str, str]]] = {
         ("amdgpu 0000:1b:00.0: amdgpu: amdgpu: finishing device.", "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
         ("amdgpu: probe of 0000:1b:00.0 failed with error -22", "https://github.com/ROCm/legacy-rocm-build/issues/4454"),
     ],
+    # the GPU fell off the bus mid-job: registers read all ones (ROCm/TheRock#8232, an RX 7900 XTX on a
+    # passive M.2-to-OCuLink link; a ring timeout followed)
+    "bus_lost": [(m, "https://github.com/ROCm/TheRock/issues/8232") for m in (
+        "amdgpu 0000:04:00.0: device lost from bus!",
+        "amdgpu 0000:04:00.0: SMU: bus error for message: TransferTableSmu2Dram(18) response:0xFFFFFFFF",
+    )],
+    # the VBIOS could not post an MI100: its init tables looped until atom.c gave up (ROCm/legacy-rocm-build#4533,
+    # 5x MI100 failing alike; AMD: a VBIOS that cannot be read, often one card or the xGMI link)
+    "vbios_post": [(m, "https://github.com/ROCm/legacy-rocm-build/issues/4533") for m in (
+        "amdgpu 0000:43:00.0: amdgpu: Fetched VBIOS from platform",
+        "[drm:atom_op_jump [amdgpu]] *ERROR* atombios stuck in loop for more than 20secs aborting",
+        "[drm:amdgpu_atom_execute_table_locked [amdgpu]] *ERROR* atombios stuck executing 0484 (len 110, WS 12, PS 8) @ 0x04E9",
+        "[drm:amdgpu_atom_execute_table_locked [amdgpu]] *ERROR* atombios stuck executing 040A (len 45, WS 0, PS 8) @ 0x042B",
+        "amdgpu 0000:43:00.0: amdgpu: gpu post error!",
+        "amdgpu 0000:43:00.0: amdgpu: Fatal error during GPU init",
+        "amdgpu 0000:43:00.0: amdgpu: amdgpu: finishing device.",
+        "amdgpu: probe of 0000:43:00.0 failed with error -22",
+    )],
     # amdgpu drove an SR-IOV virtual function (it added the virtual display block a VF gets) and
     # the VF's PSP init failed: ROCm's amdgpu on an Azure NGads V620 MxGPU, which needs the cloud's
     # own driver (ROCm/legacy-rocm-build#2995)

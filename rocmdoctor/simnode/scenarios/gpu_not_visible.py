@@ -129,6 +129,12 @@ def boot_firmware_failed() -> SimNode:
     return gpu_failed_init(discovery[:1] + messages("boot_error") + discovery[1:])
 
 
+def gpu_post_failed() -> SimNode:
+    """GPU 0000:65:00.0's VBIOS could not post it ("atombios stuck ...", "gpu post error!"; the lines
+    of ROCm/legacy-rocm-build#4533, an MI100, moved to this GPU)."""
+    return gpu_failed_init(messages("vbios_post"))
+
+
 def vf_psp_init_failed() -> SimNode:
     """GPU 0000:65:00.0, an SR-IOV virtual function, failed its PSP init under a guest driver its
     host does not support (ROCm/legacy-rocm-build#2995's lines: V620 MxGPU on Azure NGads)."""
@@ -243,6 +249,8 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict[str, str]]] = 
      ip_discovery_unreadable, "kernel_log", "ip-discovery-unreadable", {}),
     ("gpu-boot-firmware-failed", "GPU 0000:65:00.0 failed its own boot ('firmware load failed at boot time'), then init",
      boot_firmware_failed, "kernel_log", "gpu-boot-firmware-failed", {}),
+    ("gpu-post-failed", "GPU 0000:65:00.0's VBIOS did not post it ('atombios stuck', 'gpu post error!'): 7 of 8 usable",
+     gpu_post_failed, "kernel_log", "gpu-post-failed", {}),
     ("vf-init-failed", "GPU 0000:65:00.0, an SR-IOV VF, failed PSP init: the guest driver is not one its host supports",
      vf_psp_init_failed, "kernel_log", "vf-needs-platform-driver", {}),
     ("gpu-missing-from-kfd", "KFD refused GPU 0000:e5:00.0 ('NOT added due to errors'): 7 in amd-smi/rocminfo",

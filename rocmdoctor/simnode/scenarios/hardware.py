@@ -146,6 +146,14 @@ def pcie_fatal_in_log() -> SimNode:
     return node.add_kernel_log(lines)
 
 
+def gpu_lost_from_bus() -> SimNode:
+    """GPU 3 fell off the bus mid-job (ROCm/TheRock#8232's lines moved to it), then its SDMA ring timed out."""
+    node = healthy()
+    gpu = node.gpus[3].bdf
+    lines = messages("bus_lost", gpu) + [with_bdf(messages("ring_timeout")[0], gpu)]
+    return node.add_kernel_log(lines)
+
+
 def p2p_completer_abort(iommu_line: str = kernel_lines.IOMMU_TRANSLATED) -> SimNode:
     """GPU 5 reports, through the platform firmware, a fatal Completer Abort while the IOMMU
     translates the GPUs' DMA (ROCm/legacy-rocm-build#1493's record, moved to GPU 5)."""
@@ -230,6 +238,8 @@ CASES = [
      pcie_trained_down_behind_switch, "pcie", "pcie-link-degraded"),
     ("hw-pcie-fatal-aer-log", "kernel AER report: fatal error above GPU 5, link not recovered", pcie_fatal_in_log,
      "pcie", "pcie-errors"),
+    ("hw-gpu-lost-from-bus", "GPU 3 fell off the PCIe bus mid-job ('device lost from bus!'), a ring timeout after",
+     gpu_lost_from_bus, "resets", "gpu-lost-from-bus"),
     ("hw-p2p-completer-abort", "firmware-reported fatal Completer Abort on GPU 5 with the IOMMU translating DMA",
      p2p_completer_abort, "pcie", "iommu-blocks-peer-to-peer"),
 ]
