@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rocmdoctor.parsers import ParseError, parser
+from rocmdoctor.parsers import ParseError, parsed, parser
 
 _TOKEN = re.compile(r'(?:[^\s"]+|"[^"]*")+')
 
@@ -47,6 +47,20 @@ def parse_cmdline(text: str) -> dict[str, Any]:
             mod, _, key = name.partition(".")
             modules.setdefault(mod.replace("-", "_"), {})[key] = val
     return {"raw": raw, "params": params, "args": args, "modules": modules}
+
+
+@parser("log_cmdline")
+def parse_log_cmdline(text: str) -> dict[str, Any] | None:
+    """The command line the kernel printed at boot (`Command line: ...`, the first line of a full
+    dmesg), for tickets that paste the log but not /proc/cmdline.
+
+    Returns parse_cmdline's dict with `line`, the kernel log line it came from, or None when the
+    log has no such line (a `dmesg | grep amdgpu` excerpt). Raises ParseError like `kernel_log`.
+    """
+    for ev in parsed("kernel_events", text):
+        if ev["kind"] == "boot_cmdline":
+            return {**parse_cmdline(ev["fields"]["cmdline"]), "line": ev["line"]}
+    return None
 
 
 _DIRECTIVES = {"alias", "blacklist", "options", "install", "remove", "softdep"}

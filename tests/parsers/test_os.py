@@ -48,3 +48,16 @@ def test_modprobe_conf():
     assert d[3]["params"] == {"sched_policy": "1"} and d[3]["line"] == 5
     with pytest.raises(ParseError, match="line 1"):
         parse_modprobe_conf("blacklst amdgpu\n")
+
+
+def test_log_cmdline_reads_the_kernels_first_line():
+    """ROCm/legacy-rocm-build#4533's dmesg: the command line stands in for /proc/cmdline."""
+    from rocmdoctor.parsers.os import parse_log_cmdline
+
+    log = ("[    0.000000] Command line: BOOT_IMAGE=/vmlinuz-6.8.0-55-generic root=/dev/mapper/ubuntu--vg-ubuntu--lv ro "
+           "amd_iommu=on iommu=pt idle=poll hugepagesz=2M hugepages=8192 amdgpu.noretry=0\n"
+           "[   11.423005] [drm] amdgpu kernel modesetting enabled.\n")
+    cl = parse_log_cmdline(log)
+    assert cl["params"]["iommu"] == "pt" and cl["modules"]["amdgpu"] == {"noretry": "0"}
+    assert cl["line"].startswith("[    0.000000] Command line: BOOT_IMAGE=")
+    assert parse_log_cmdline("[   11.423005] [drm] amdgpu kernel modesetting enabled.\n") is None

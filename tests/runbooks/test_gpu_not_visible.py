@@ -396,10 +396,25 @@ def test_module_not_loaded_without_the_command_line_names_nomodeset_first(tmp_pa
     """With /proc/cmdline unread the cause must not claim nothing keeps amdgpu out: nomodeset in GRUB
     was the cause of ROCm/legacy-rocm-build#4098, whose evidence never showed the command line."""
     node = gnv.amdgpu_not_loaded().remove("/proc/cmdline")
+    # and no kernel log to stand in for it (kernel.dmesg_restrict, no journal access)
+    node.command("dmesg", "", rc=1, stderr="dmesg: read kernel buffer failed: Operation not permitted\n")
+    node.command("journalctl", "-k -b --no-pager", rc=1, stderr="Hint: You are currently not seeing messages from other users and the system.\n")
     _, report = triage(node, tmp_path)
+    assert steps(report)["boot"].state == State.UNKNOWN
     d = diagnoses(report)["amdgpu-not-loaded"]
     assert "nothing on the command line" not in d.cause
     assert "The kernel command line and modprobe.d were not read" in d.cause
     assert "first rule out `nomodeset` or `amdgpu.modeset=0`" in d.cause
     _, healthy_cmdline = triage(gnv.amdgpu_not_loaded(), tmp_path / "read")
     assert "nothing on the command line or in modprobe.d keeps it out" in diagnoses(healthy_cmdline)["amdgpu-not-loaded"].cause
+
+
+def test_nomodeset_is_read_from_the_kernel_logs_command_line(tmp_path: Path) -> None:
+    """A ticket with a full dmesg but no /proc/cmdline: the kernel's first line `Command line: ...`
+    (arch/x86/kernel/setup.c) stands in, and names the evidence it came from."""
+    node = gnv.nomodeset().remove("/proc/cmdline")
+    _, report = triage(node, tmp_path)
+    boot = steps(report)["boot"]
+    assert boot.state == State.FAIL and boot.check.outputs["cmdline_source"] == "dmesg"
+    d = diagnoses(report)["boot-nomodeset"]
+    assert "dmesg: [    0.000000] Command line: " in d.cause and "nomodeset" in d.cause
