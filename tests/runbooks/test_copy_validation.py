@@ -73,3 +73,18 @@ def test_peer_and_inside_failures_are_named_without_blaming_the_host_link(tmp_pa
                                f"and device 3 ({b}); inside device 3 ({b})")
     cause = diagnoses(report)["copy-validation-failed"].cause
     assert "No failed path involves the host" in cause and "riser" not in cause
+
+
+def test_only_gpu_to_gpu_failures_are_peer_to_peer_not_a_link() -> None:
+    """ROCm/legacy-rocm-build#1495: host paths PASS, the two GPUs FAIL between them (the in-kernel amdgpu
+    without peer-to-peer support): not the riser reading, and the workaround keeps jobs off P2P."""
+    report = _triage_bundle(ROOT / RB / "radeon-vii-rx6900xt-p2p-validation-fail-upstream-amdgpu" / "bundle",
+                            "/ticket/rocm_bandwidth_test.txt")
+    assert steps(report)["copies"].check.outputs["host_passed"] == 4
+    d = diagnoses(report)
+    assert "peer-to-peer-unsupported" in d and "copy-validation-failed" not in d
+    assert "peer-to-peer DMA does not work on this node" in d["peer-to-peer-unsupported"].cause
+    assert any("NCCL_P2P_DISABLE=1" in f for f in d["peer-to-peer-unsupported"].follow_up)
+    # the riser case keeps its reading: a host path failed
+    riser = diagnoses(_triage_bundle(CASE / "bundle", "/ticket/rocm_bandwidth_test.txt"))
+    assert "copy-validation-failed" in riser and "peer-to-peer-unsupported" not in riser

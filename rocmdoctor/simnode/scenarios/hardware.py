@@ -122,6 +122,17 @@ def copy_validation_fail() -> SimNode:
     return node
 
 
+def p2p_copies_fail() -> SimNode:
+    """Copies between GPUs 2 and 5 fail validation both ways; every host path passes (the shape of
+    ROCm/legacy-rocm-build#1495's report: peer-to-peer not working on the node's driver)."""
+    from rocmdoctor.simnode.formats.rocm_bandwidth import validation_report
+
+    node = healthy()
+    a, b = 2 + 2, 2 + 5  # two CPU agents come first
+    node.file(BANDWIDTH_LOG, validation_report(node.gpus, {(a, b), (b, a)}), uid=1001, gid=1001)
+    return node
+
+
 def pcie_narrow() -> SimNode:
     """GPU 6 trained its link at x8 of x16 (a badly seated module or riser)."""
     node = healthy()
@@ -230,6 +241,8 @@ CASES = [
      xgmi_errors_logged, "xgmi", "xgmi-link-errors"),
     ("hw-copy-validation-fail", "rocm_bandwidth_test -v: host <-> GPU 3 copies FAIL data validation (use --log "
      + BANDWIDTH_LOG + ")", copy_validation_fail, "copies", "copy-validation-failed", {"log": BANDWIDTH_LOG}),
+    ("hw-p2p-copies-fail", "copies between GPU 2 and GPU 5 fail validation, host paths pass (run with --var log="
+     + BANDWIDTH_LOG + ")", p2p_copies_fail, "copies", "peer-to-peer-unsupported", {"log": BANDWIDTH_LOG}),
     ("hw-pcie-narrow", "GPU 6 link at x8 of x16", pcie_narrow, "pcie", "pcie-link-degraded"),
     ("hw-pcie-fatal", "fatal PCIe completion timeout on GPU 2", pcie_fatal, "pcie", "pcie-errors"),
     ("hw-pcie-limited-by-slot", "RX 6800 at 8.0 GT/s x16 in a PCIe 3.0 root port", pcie_limited_by_slot,
