@@ -187,6 +187,13 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     ("gpu_reset", re.compile(r"GPU reset begin!|GPU reset succeeded|GPU reset\(\d+\) succeeded|"
                              r"Ring \S+ reset (?:failed|succeeded)|"
                              r"MODE[12] reset|BACO reset|VRAM is lost due to GPU reset|GPU recovery")),
+    # the GPU did not come back from a power-down: amdgpu's resume (amdgpu_device.c
+    # amdgpu_device_resume, runtime PM and system resume only, not the reset path: "amdgpu_device_ip_resume
+    # failed (%d)."), the SMU leaving BACO (amdgpu_smu.c "Failed to exit BACO state!"), or the PCI
+    # core waking it from D3 (pci.c "Unable to change power state from %s to D0, device
+    # inaccessible"); ROCm/legacy-rocm-build#4226, #4134
+    ("resume_failed", re.compile(r"amdgpu_device_ip_resume failed \((?P<resume_err>-?\d+)\)|Failed to exit BACO state|"
+                                 r"Unable to change power state from D3(?:hot|cold) to D0, device inaccessible")),
     # the scheduler firmware stopped answering (ROCm/legacy-rocm-build#2533, ublue-os/bazzite#4464)
     ("firmware_hang", re.compile(r"MES\(?\d?\)? failed to respon(?:d|se)|MES might be in unrecoverable state|"
                                  r"SMU: I'm not done with your previous command")),

@@ -187,3 +187,19 @@ def test_iso_stamped_lines_are_kernel_lines():
     [rec] = parse_kernel_log("2026-09-17T14:25:57Z amdgpu 0000:04:00.0: device lost from bus!\n")
     assert (rec["format"], rec["time"], rec["bdf"]) == ("dmesg-iso", "2026-09-17T14:25:57Z", "0000:04:00.0")
     assert classify_amdgpu_line(rec["msg"]) == ("bus_lost", {})
+
+
+@pytest.mark.parametrize("line, fields", [
+    # ROCm/legacy-rocm-build#4226: a W7800 and an RX 7900 XT that did not come back from runtime power-down
+    ("amdgpu 0000:83:00.0: amdgpu: Failed to exit BACO state!", {}),
+    ("amdgpu 0000:0a:00.0: amdgpu: amdgpu_device_ip_resume failed (-62).", {"resume_err": "-62"}),
+    ("amdgpu 0000:0a:00.0: Unable to change power state from D3hot to D0, device inaccessible", {}),
+])
+def test_failed_resume_lines(line, fields):
+    assert classify_amdgpu_line(line) == ("resume_failed", fields)
+
+
+def test_resume_of_an_ip_block_alone_is_not_a_failed_resume():
+    """"resume of IP block <psp> failed" is printed by a reset's re-init too: only the lines amdgpu's
+    resume path alone prints decide."""
+    assert classify_amdgpu_line("[drm:amdgpu_device_fw_loading [amdgpu]] *ERROR* resume of IP block <psp> failed -62") is None

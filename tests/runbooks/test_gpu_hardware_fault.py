@@ -284,3 +284,45 @@ def test_prometheus_link_of_a_radeon_package_is_its_slot_link(tmp_path: Path) ->
     run(["sweep", "demo:hw-pcie-limited-by-slot", "-r", RB, "--format", "prometheus", "-o", str(prom)])
     speed = {(s["gpu"], s["link"]): v for s, v in parse(prom.read_text())["rocmdoctor_gpu_pcie_link_speed_gts"]["samples"]}
     assert speed == {("0000:0d:00.0", "current"): 8.0, ("0000:0d:00.0", "max"): 16.0}
+
+
+def test_failed_resume_from_runtime_power_down_offers_a_guarded_driver_reload() -> None:
+    """ROCm/legacy-rocm-build#4226: an idle GPU that did not leave BACO is gone until the driver is
+    reloaded; the MES timeouts after it are not a hang of their own."""
+    report = triage("hw-gpu-resume-failed")
+    resets = steps(report)["resets"]
+    assert resets.check.message.startswith("a GPU did not come back from a power-down on 0000:0d:00.0: "
+                                           "amdgpu 0000:0d:00.0: amdgpu: Failed to exit BACO state!")
+    first, second = resets.check.evidence[:2]
+    assert first.endswith("] amdgpu 0000:0d:00.0: amdgpu: Failed to exit BACO state!")
+    assert second.endswith("] amdgpu 0000:0d:00.0: amdgpu: amdgpu_device_ip_resume failed (-62).")
+    d = diagnoses(report)
+    assert list(d) == ["gpu-resume-failed"]
+    plans = {p.remediation_id: p for p in d["gpu-resume-failed"].remediations}
+    assert list(plans) == ["drain-node", "reload-driver"]
+    reload = plans["reload-driver"]
+    assert reload.risk == "high" and reload.confirm == "typed"
+    assert "ls /sys/class/kfd/kfd/proc" in reload.command and reload.command.endswith("modprobe -r amdgpu && modprobe amdgpu")
+    assert any("options amdgpu runpm=0" in f for f in d["gpu-resume-failed"].follow_up)
+
+
+def test_failed_resume_is_what_gpu_not_visible_names_for_the_failing_rocminfo() -> None:
+    report = triage_target(TriageRequest(target="demo:hw-gpu-resume-failed", runbooks=("gpu-not-visible",)))
+    d = diagnoses(report)
+    assert list(d)[0] == "gpu-resume-failed"
+    assert "Failed to exit BACO state!" in d["gpu-resume-failed"].cause
+
+
+def test_baco_exit_failing_inside_a_failed_reset_is_the_reset(tmp_path: Path) -> None:
+    """A BACO reset enters and leaves BACO: its exit failing is that reset's failure."""
+    node = hardware.healthy()
+    gpu = node.gpus[1].bdf
+    node.add_kernel_log([kernel_lines.with_bdf(m, gpu) for m in (
+        kernel_lines.sequence("hang_unrecovered")[2],                      # GPU reset begin!
+        kernel_lines.sequence("resume_failed")[1],                         # Failed to exit BACO state!
+        "amdgpu 0000:c5:00.0: amdgpu: GPU reset(1) failed")])
+    root = node.materialize(tmp_path / "node")
+    with sim_transport(root) as transport:
+        report = run_triage(transport, compile_plan(load_catalog(), [RB], {}))
+    d = diagnoses(report)
+    assert list(d)[0] == "gpu-reset-failed" and "gpu-resume-failed" not in d

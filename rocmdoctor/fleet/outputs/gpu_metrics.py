@@ -52,6 +52,7 @@ def reset_samples(hosts: Iterable[Any]) -> list[Sample]:
         out.append(((("host", host), ("event", "ring_timeout")), len(o.get("timeouts") or [])))
         out.append(((("host", host), ("event", "gpu_reset")), len(o.get("resets") or [])))
         out.append(((("host", host), ("event", "reset_failed")), len(o.get("failed") or [])))
+        out.append(((("host", host), ("event", "resume_failed")), len(o.get("resume_failed") or [])))
     return out
 
 

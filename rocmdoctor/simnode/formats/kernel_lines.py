@@ -301,6 +301,20 @@ SEQUENCES: dict[str, list[tuple[str, str]]] = {
          "https://github.com/ROCm/legacy-rocm-build/issues/5724"),
         ("amdgpu 0000:c5:00.0: amdgpu: failed to unmap legacy queue", "https://github.com/ROCm/legacy-rocm-build/issues/5724"),
     ],
+    # An idle GPU that did not come back from runtime power-down (BACO): the SMU still busy, the
+    # BACO exit failed, the PSP could not resume, then amdgpu's resume gave up; an hour later MES
+    # no longer answers (Radeon PRO W7800, ROCm 6.3.1; pkautio's `dmesg -T` in
+    # ROCm/legacy-rocm-build#4226, consecutive lines from 14:11:07 on, stamps dropped).
+    "resume_failed": [(m, "https://github.com/ROCm/legacy-rocm-build/issues/4226") for m in (
+        "amdgpu 0000:83:00.0: amdgpu: SMU: I'm not done with your previous command: SMN_C2PMSG_66:0x00000017 SMN_C2PMSG_82:0x00000003",
+        "amdgpu 0000:83:00.0: amdgpu: Failed to exit BACO state!",
+        "amdgpu 0000:83:00.0: amdgpu: Timeout waiting for VM flush ACK!",
+        "[drm] PCIE GART of 512M enabled (table at 0x000000877EB00000).",
+        "amdgpu 0000:83:00.0: amdgpu: PSP is resuming...",
+        "amdgpu 0000:83:00.0: amdgpu: PSP load kdb failed!",
+        "amdgpu 0000:83:00.0: amdgpu: PSP resume failed",
+        "[drm:amdgpu_device_fw_loading [amdgpu]] *ERROR* resume of IP block <psp> failed -62",
+        "amdgpu 0000:83:00.0: amdgpu: amdgpu_device_ip_resume failed (-62).")],
     # The same kind of hang recovered by a MODE2 reset (ROCm/legacy-rocm-build#5151).
     "hang_recovered": [
         ("amdgpu 0000:c3:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",

@@ -11,7 +11,9 @@ Formats and lines with their sources:
 - a Radeon package's own PCIe switch above its GPU function (upstream port 1002:1478, downstream
   1002:1479: geerlingguy/raspberry-pi-pcie-devices#222 and #503; the GPU function's link files show
   the internal link, LACT#334) under a Zen 2 root port 00:03.1 (1022:1483, pci.ids "Starship/Matisse
-  GPP Bridge"), and the RX 6800's `pp_dpm_pcie` and boot line from Umio-Yasuno/amdgpu_top#33.
+  GPP Bridge"), and the RX 6800's `pp_dpm_pcie` and boot line from Umio-Yasuno/amdgpu_top#33;
+- a failed resume from runtime power-down: SEQUENCES `resume_failed` and rocminfo's answer after it
+  (ROCm/legacy-rocm-build#4226).
 """
 
 from __future__ import annotations
@@ -165,6 +167,23 @@ def gpu_lost_from_bus() -> SimNode:
     return node.add_kernel_log(lines)
 
 
+#: rocminfo once the GPU is gone (the description of ROCm/legacy-rocm-build#4226, verbatim)
+ROCMINFO_RESUME_FAILED = (
+    "hsa api call failure at: /long_pathname_so_that_rpms_can_package_the_debug_info/src/rocminfo/rocminfo.cc:1306\n"
+    "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. "
+    "This error may also occur when the core runtime library needs to spawn threads or create internal OS-specific "
+    "events.\n")
+
+
+def gpu_resume_failed() -> SimNode:
+    """An RX 6800 workstation whose idle GPU did not come back from runtime power-down
+    (ROCm/legacy-rocm-build#4226's lines moved to it); rocminfo fails as it did there."""
+    g = _rx6800(16.0, 16.0, "0: 2.5GT/s, x1 310Mhz \n1: 16.0GT/s, x16 619Mhz *\n")
+    node = SimNode("ws-rx6800-runpm", gpus=[g], description="RX 6800: idle GPU failed to exit BACO")
+    node.command("rocminfo", "", stdout=ROCMINFO_RESUME_FAILED, rc=1)
+    return node.add_kernel_log(sequence("resume_failed", g.bdf))
+
+
 def p2p_completer_abort(iommu_line: str = kernel_lines.IOMMU_TRANSLATED) -> SimNode:
     """GPU 5 reports, through the platform firmware, a fatal Completer Abort while the IOMMU
     translates the GPUs' DMA (ROCm/legacy-rocm-build#1493's record, moved to GPU 5)."""
@@ -253,6 +272,8 @@ CASES = [
      "pcie", "pcie-errors"),
     ("hw-gpu-lost-from-bus", "GPU 3 fell off the PCIe bus mid-job ('device lost from bus!'), a ring timeout after",
      gpu_lost_from_bus, "resets", "gpu-lost-from-bus"),
+    ("hw-gpu-resume-failed", "RX 6800 workstation: the idle GPU did not come back from runtime power-down (BACO)",
+     gpu_resume_failed, "resets", "gpu-resume-failed"),
     ("hw-p2p-completer-abort", "firmware-reported fatal Completer Abort on GPU 5 with the IOMMU translating DMA",
      p2p_completer_abort, "pcie", "iommu-blocks-peer-to-peer"),
 ]
