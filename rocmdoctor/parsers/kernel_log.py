@@ -238,6 +238,14 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     # IOMMU mode when /proc/cmdline is not in the evidence (ROCm/legacy-rocm-build#1493)
     ("iommu_mode", re.compile(r"iommu: Default domain type: (?P<domain>\w+)")),
     ("boot_cmdline", re.compile(r"^(?:Kernel )?[Cc]ommand line: (?P<cmdline>.*)$")),
+    # Secure Boot's module signature check refused a module (kernel/module/signing.c "Loading of %s
+    # is rejected" with "unsigned module" / "module with unsupported crypto" / "module with
+    # unavailable key"; security/lockdown "Lockdown: %s: unsigned module loading is restricted";
+    # neither names the module) and the boot's Secure Boot state (arch/x86 "secureboot: Secure boot
+    # enabled"); ROCm/legacy-rocm-build#4330
+    ("module_sig_rejected", re.compile(r"Loading of (?:unsigned module|module with unsupported crypto|module with unavailable key) "
+                                       r"is rejected|Lockdown: [\w.-]+: unsigned module loading is restricted")),
+    ("secure_boot", re.compile(r"secureboot: Secure boot (?P<sb>enabled|disabled)")),
     ("init_ok", re.compile(r"\[drm\] Initialized amdgpu |amdgpu: Topology: Add (?:dGPU|GPU) node|"
                            r"kfd kfd: (?:amdgpu: )?added device|amdgpu kernel modesetting enabled")),
 ]

@@ -203,3 +203,14 @@ def test_resume_of_an_ip_block_alone_is_not_a_failed_resume():
     """"resume of IP block <psp> failed" is printed by a reset's re-init too: only the lines amdgpu's
     resume path alone prints decide."""
     assert classify_amdgpu_line("[drm:amdgpu_device_fw_loading [amdgpu]] *ERROR* resume of IP block <psp> failed -62") is None
+
+
+@pytest.mark.parametrize("line, kind, fields", [
+    # kernel/module/signing.c and security/lockdown (ROCm/legacy-rocm-build#4330's Secure Boot refusal)
+    ("Loading of module with unavailable key is rejected", "module_sig_rejected", {}),
+    ("Loading of unsigned module is rejected", "module_sig_rejected", {}),
+    ("Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7", "module_sig_rejected", {}),
+    ("secureboot: Secure boot enabled", "secure_boot", {"sb": "enabled"}),
+])
+def test_secure_boot_lines(line, kind, fields):
+    assert classify_amdgpu_line(line) == (kind, fields)

@@ -84,6 +84,33 @@ def test_symbol_version_mismatch(tmp_path: Path, plan) -> None:
     assert "module_layout" in d["module-symbol-mismatch"].cause
 
 
+def test_secure_boot_refusing_the_dkms_module(tmp_path: Path, plan) -> None:
+    """ROCm/legacy-rocm-build#4330: the kernel's line names no module; amdgpu not loaded with its
+    DKMS build installed for the running kernel ties it to amdgpu."""
+    _, report = triage(kd.module_key_rejected(), tmp_path, plan)
+    s = steps(report)
+    assert s["signing"].state == State.FAIL
+    assert s["signing"].check.message.startswith(
+        "the kernel refused a module's signature (Loading of module with unavailable key is rejected) and amdgpu is not "
+        "loaded although amdgpu-dkms 6.8.5-2009582.22.04 is installed for 5.15.0-119-generic; Secure Boot is enabled "
+        "(lockdown: integrity)")
+    assert s["dkms"].state == State.PASS and s["symbols"].state == State.PASS
+    d = diagnoses(report)
+    assert list(d) == ["module-signature-rejected"]
+    assert any("mokutil --import /var/lib/dkms/mok.pub" in f for f in d["module-signature-rejected"].follow_up)
+
+
+def test_refused_signature_with_amdgpu_loaded_only_warns(tmp_path: Path, plan) -> None:
+    """Another module (or a second amdgpu build) refused while amdgpu runs: said, not blamed on amdgpu."""
+    node = kd.healthy()
+    node.add_kernel_log([(7.5, "Loading of module with unavailable key is rejected")])
+    _, report = triage(node, tmp_path, plan)
+    s = steps(report)
+    assert s["signing"].state == State.WARN
+    assert "the line does not name the module and amdgpu is loaded" in s["signing"].check.message
+    assert "module-signature-rejected" not in diagnoses(report)
+
+
 def test_missing_firmware_names_the_files(tmp_path: Path, plan) -> None:
     _, report = triage(kd.firmware_missing(), tmp_path, plan)
     s = steps(report)

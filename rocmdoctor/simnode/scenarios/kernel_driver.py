@@ -18,6 +18,12 @@ Formats (every line below names where its format was taken from):
   dkms.conf file.` / `File: /var/lib/dkms/amdgpu/6.7.0-1787201.22.04/source/dkms.conf does not
   exist.` (verbatim, ROCm/legacy-rocm-build#3701 and #3608), on stderr with exit status 4
   (dkms's `die 4` in read_conf_or_die, which writes `Error! ...` to stderr);
+- Secure Boot refusing the DKMS-signed module: `modprobe: ERROR: could not insert 'amdgpu': Key was
+  rejected by service` (verbatim, ROCm/legacy-rocm-build#4330), the kernel's `Loading of module with
+  unavailable key is rejected` (kernel/module/signing.c; verbatim in public notes, code index id
+  69474736272), the boot's `secureboot: Secure boot enabled` and `Kernel is locked down from EFI
+  secure boot; see man kernel_lockdown.7` (an LKML boot log, code index id 49094401690), and
+  /sys/kernel/security/lockdown `none [integrity] confidentiality` (security/lockdown/lockdown.c);
 - rocminfo `HSA Error: Incompatible kernel and userspace, <GPU> disabled. Upgrade amdgpu.`
   (ROCm 4.1 release notes, ROCm/legacy-rocm-build#1423; formats.rocminfo.incompatible_line).
 """
@@ -139,6 +145,20 @@ def symbol_mismatch() -> SimNode:
     return _stateful_dkms(node, built_for=[node.kernel], modinfo_now=_modinfo(node))
 
 
+def module_key_rejected() -> SimNode:
+    """Secure Boot on, amdgpu-dkms built and installed for the running kernel, its key never
+    enrolled: the kernel refuses the module, amdgpu is not loaded."""
+    node = healthy()
+    node.add_kernel_log([(0.0, "secureboot: Secure boot enabled"),
+                         (0.0, "Kernel is locked down from EFI secure boot; see man kernel_lockdown.7")])
+    line = "Loading of module with unavailable key is rejected"
+    node.add_kernel_log([(5.214, line)])
+    node.file("/sys/kernel/security/lockdown", "none [integrity] confidentiality\n")
+    node.unload_amdgpu(load_error="modprobe: ERROR: could not insert 'amdgpu': Key was rejected by service\n",
+                       load_error_log=[line])
+    return _stateful_dkms(node, built_for=[node.kernel], modinfo_now=_modinfo(node))
+
+
 def firmware_missing() -> SimNode:
     """amdgpu-dkms-firmware missing: every GPU's early init fails for want of PSP/SMU/RLC/SDMA/VCN microcode."""
     node = healthy()
@@ -185,6 +205,8 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str]] = [
      vermagic_mismatch, "vermagic", "vermagic-mismatch"),
     ("amdgpu-symbol-mismatch", "kernel refuses amdgpu: 'disagrees about version of symbol module_layout'",
      symbol_mismatch, "symbols", "module-symbol-mismatch"),
+    ("amdgpu-key-rejected", "Secure Boot refuses the DKMS-built amdgpu: its signing key was never enrolled (MOK)",
+     module_key_rejected, "signing", "module-signature-rejected"),
     ("amdgpu-firmware-missing", "amdgpu cannot load psp_13_0_6_sos.bin and 4 more firmware files: GPU init fails",
      firmware_missing, "firmware", "firmware-missing"),
     ("rocm-driver-incompatible", "ROCm 6.4 user space on the ROCm 6.0 amdgpu driver 6.3.6: rocminfo disables the GPUs",
