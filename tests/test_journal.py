@@ -206,3 +206,14 @@ def test_journal_lines_are_plain_json(node: Path, tmp_path: Path) -> None:
     lines = journal.path.read_text().splitlines()
     assert json.loads(lines[0])["event"] == "incident_opened"
     assert all(isinstance(json.loads(line), dict) for line in lines)
+
+
+def test_an_event_after_close_is_kept_and_no_handle_stays_open(tmp_path: Path) -> None:
+    """A worker that outlives the TUI (quit while a host hung) still journals its last events."""
+    journal = open_incident("gpu-07", base=tmp_path)
+    journal.note("before quit", host="gpu-07")
+    journal.close()
+    journal.note("from the hung worker", host="gpu-07")
+    assert journal._fh is None
+    notes = [json.loads(line).get("text") for line in journal.path.read_text().splitlines()]
+    assert notes[-2:] == ["before quit", "from the hung worker"]

@@ -83,6 +83,7 @@ class Journal:
         self.error: str | None = None
         self._lock = threading.Lock()
         self._fh: Any = None
+        self._closed = False
         self._created = False
 
     @property
@@ -116,6 +117,11 @@ class Journal:
                 self._fh.write(line)
                 self._fh.flush()
                 os.fsync(self._fh.fileno())
+                if self._closed:
+                    # a worker that outlived its front end (a quit while a host hung): the
+                    # event is kept, and no handle is left open behind the closed journal
+                    self._fh.close()
+                    self._fh = None
             except OSError as exc:
                 if self.error is None:
                     self.error = f"{self.path}: {exc.strerror or exc}"
@@ -132,6 +138,7 @@ class Journal:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             if self._fh is not None:
                 self._fh.close()
                 self._fh = None

@@ -65,17 +65,28 @@ def _record(form: str, m: re.Match[str], line: str) -> dict[str, Any]:
     dev = _DEVICE.match(msg)
     rec["driver"] = dev.group("driver") if dev else None
     rec["bdf"] = dev.group("bdf") if dev else None
+    rec["text"] = _text(msg, dev)
     return rec
+
+
+def _text(msg: str, dev: re.Match[str] | None) -> str:
+    """The message without its device prefix ("amdgpu 0000:0a:00.0: amdgpu: "), for verdicts that
+    already name the device."""
+    if dev is None:
+        return msg
+    rest = msg[dev.end():]
+    return rest[len("amdgpu: "):] if rest.startswith("amdgpu: ") else rest
 
 
 @parser("kernel_log")
 def parse_kernel_log(text: str) -> list[dict[str, Any]]:
     """Kernel log lines from dmesg / dmesg -x / dmesg -T / journalctl -k (short, short-monotonic, short-iso).
 
-    Returns `[{ts, time, host, facility, level, msg, line, format, driver, bdf}]`:
+    Returns `[{ts, time, host, facility, level, msg, line, format, driver, bdf, text}]`:
     `ts` is seconds since boot (float) when the form carries it, else None;
     `time` the wall-clock text when it does; `driver`/`bdf` are set for device
-    messages such as `amdgpu 0000:05:00.0: ...`. Lines in no known form (stack
+    messages such as `amdgpu 0000:05:00.0: ...`, and `text` is the message without that prefix
+    (nor amdgpu's own "amdgpu: "). Lines in no known form (stack
     trace continuations, pasted prompts, lines a ticket quotes without their
     stamps) are kept with `format: "raw"` so a match on them is not lost. Empty
     text is an empty log (`[]`). Raises ParseError when no line is in a kernel
@@ -97,7 +108,8 @@ def parse_kernel_log(text: str) -> list[dict[str, Any]]:
             dev = _DEVICE.match(line.strip())
             records.append({"ts": None, "time": None, "host": None, "facility": None, "level": None,
                             "msg": line.strip(), "line": line, "format": "raw",
-                            "driver": dev.group("driver") if dev else None, "bdf": dev.group("bdf") if dev else None})
+                            "driver": dev.group("driver") if dev else None, "bdf": dev.group("bdf") if dev else None,
+                            "text": _text(line.strip(), dev)})
     if records and not matched and not any(_KERNELISH.match(r["msg"]) or classify_amdgpu_line(r["msg"])
                                            for r in records):
         raise ParseError(f"not a kernel log: first line {records[0]['line'][:60]!r}")
