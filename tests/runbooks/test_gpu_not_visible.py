@@ -418,3 +418,25 @@ def test_nomodeset_is_read_from_the_kernel_logs_command_line(tmp_path: Path) -> 
     assert boot.state == State.FAIL and boot.check.outputs["cmdline_source"] == "dmesg"
     d = diagnoses(report)["boot-nomodeset"]
     assert "dmesg: [    0.000000] Command line: " in d.cause and "nomodeset" in d.cause
+
+
+def test_deferred_load_after_a_modprobe_blacklist_passes(tmp_path: Path) -> None:
+    """AMD's MI300X tuning guide (ROCm/legacy-rocm-build#4434) boots with modprobe.blacklist=amdgpu
+    and loads amdgpu after boot: a blacklist only stops the automatic load, so a loaded amdgpu
+    behind it is on purpose, not a warning on every sweep."""
+    node = gnv.healthy()
+    node.cmdline = node.cmdline.rstrip("\n") + " modprobe.blacklist=amdgpu\n"
+    _, report = triage(node, tmp_path)
+    boot = steps(report)["boot"]
+    assert boot.state == State.PASS
+    assert boot.check.message.startswith("amdgpu is loaded; modprobe.blacklist=amdgpu only stops its automatic load at boot")
+    assert diagnoses(report) == {} and report.exit_status == ExitStatus.OK
+
+
+def test_install_false_with_amdgpu_loaded_still_warns(tmp_path: Path) -> None:
+    """`install amdgpu /bin/false` refuses an explicit modprobe too: the next boot has no amdgpu."""
+    node = gnv.healthy()
+    node.file("/etc/modprobe.d/no-amdgpu.conf", "install amdgpu /bin/false\n")
+    _, report = triage(node, tmp_path)
+    assert steps(report)["boot"].state == State.WARN
+    assert list(diagnoses(report)) == ["amdgpu-blacklisted"]
