@@ -302,9 +302,9 @@ SEQUENCES: dict[str, list[tuple[str, str]]] = {
         ("amdgpu 0000:c5:00.0: amdgpu: failed to unmap legacy queue", "https://github.com/ROCm/legacy-rocm-build/issues/5724"),
     ],
     # An idle GPU that did not come back from runtime power-down (BACO): the SMU still busy, the
-    # BACO exit failed, the PSP could not resume, then amdgpu's resume gave up; an hour later MES
-    # no longer answers (Radeon PRO W7800, ROCm 6.3.1; pkautio's `dmesg -T` in
-    # ROCm/legacy-rocm-build#4226, consecutive lines from 14:11:07 on, stamps dropped).
+    # BACO exit failed, the PSP could not resume, then amdgpu's resume gave up (Radeon PRO W7800,
+    # ROCm 6.3.1; pkautio's `dmesg -T` in ROCm/legacy-rocm-build#4226, its consecutive amdgpu and
+    # [drm] lines from 14:11:07 to 14:11:16, stamps dropped).
     "resume_failed": [(m, "https://github.com/ROCm/legacy-rocm-build/issues/4226") for m in (
         "amdgpu 0000:83:00.0: amdgpu: SMU: I'm not done with your previous command: SMN_C2PMSG_66:0x00000017 SMN_C2PMSG_82:0x00000003",
         "amdgpu 0000:83:00.0: amdgpu: Failed to exit BACO state!",
