@@ -88,6 +88,21 @@ def test_previous_boot_is_read_and_its_absence_is_said() -> None:
     assert "previous boot's log not available (no persistent journal)" in healthy.check.message
 
 
+def test_previous_boot_answers_when_this_boots_log_is_missing() -> None:
+    """A ticket written after the crash holds only the crashed boot's log (ROCm/legacy-rocm-build#5997):
+    the previous boot's faults are the verdict, and nothing claims the node looks healthy now."""
+    case = Path(__file__).parents[1] / "incidents" / RB / "rx9060xt-previous-boot-hang-froze-desktop" / "bundle"
+    report = triage_target(TriageRequest(target="", bundle=str(case), runbooks=(RB,)))
+    s = steps(report)["resets"]
+    assert s.state == State.WARN
+    assert s.check.message.startswith("the previous boot logged 3 GPU fault line(s) (2 ring timeout(s), 1 GPU reset(s))")
+    assert s.check.message.endswith("(this boot's kernel log could not be read)")
+    assert s.check.evidence[-1].endswith("amdgpu: MES(1) failed to respond to msg=REMOVE_QUEUE")
+    d = diagnoses(report)["previous-boot-gpu-fault"]
+    assert "looks healthy now" not in d.cause
+    assert "looks healthy now" in diagnoses(triage("hw-previous-boot-fault"))["previous-boot-gpu-fault"].cause
+
+
 def test_xgmi_dropped_gpu_named_and_hive_size_var(tmp_path: Path) -> None:
     s = steps(triage("hw-xgmi-dropped"))["xgmi"]
     assert s.check.message.startswith("0000:a6:00.0 not in the XGMI hive its 7 peer(s) share")
