@@ -111,6 +111,30 @@ def test_xgmi_dropped_gpu_named_and_hive_size_var(tmp_path: Path) -> None:
     assert short.state == State.FAIL and short.check.message == "an XGMI hive has 8 member(s), 16 expected (--var xgmi_hive_size)"
 
 
+def test_no_hive_at_all_fails_only_when_a_hive_is_expected(tmp_path: Path) -> None:
+    """Every GPU left at hive_id 0 (a bridge not pressed home, ROCm/legacy-rocm-build#2722) reads as
+    a node without XGMI unless the expected hive size is given."""
+    node = SCENARIOS["healthy-mi300x"].build()
+    for g in node.gpus:
+        g.hive_id = 0
+    root = node.materialize(tmp_path / "node")
+
+    def run(vars: dict[str, str]):
+        with sim_transport(root) as t:
+            return run_triage(t, compile_plan(load_catalog(), [RB], vars))
+
+    unset = steps(run({}))["xgmi"]
+    assert unset.state == State.PASS and unset.check.message.startswith("no XGMI hive on this node (8 GPU(s)")
+    report = run({"xgmi_hive_size": "8"})
+    s = steps(report)["xgmi"]
+    assert s.state == State.FAIL
+    assert s.check.message.startswith("no GPU joined an XGMI hive (8 GPU(s), all hive_id 0; a hive of 8 expected")
+    assert "KFD topology node 0000:05:00.0: hive_id 0x0" in s.check.evidence
+    d = diagnoses(report)["gpu-dropped-from-xgmi-hive"]
+    assert "bridge not pressed fully onto every card" in d.cause
+    assert any("XGMI: Add node N, hive 0x" in f for f in d.follow_up)
+
+
 def test_bad_page_limit_from_the_parameter_or_vram_size() -> None:
     over = steps(triage("hw-bad-pages-threshold"))["pages"]
     assert over.check.message.startswith("0000:c6:00.0 has 8 retired VRAM pages, at or over its limit 8 (bad_page_threshold 8)")
