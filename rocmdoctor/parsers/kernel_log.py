@@ -28,9 +28,12 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
     ("dmesg", re.compile(r"^\s*(?P<mono>\d+\.\d{6})\] ?(?P<msg>.*)$")),
     # dmesg -T: "[Thu Sep 10 14:36:15 2026] msg"
     ("dmesg-T", re.compile(r"^\[(?P<wall>[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})\] ?(?P<msg>.*)$")),
-    # journalctl short / syslog: "Sep 03 23:07:26 host kernel: [ 1.2] msg" (stamp optional)
+    # journalctl short / syslog: "Sep 03 23:07:26 host kernel: [ 1.2] msg" (stamp optional); a
+    # ticket pasted from a non-English locale names the month in it ("feb 16 12:20:54 x kernel:",
+    # ROCm/legacy-rocm-build#5997) and `-o short-precise` adds microseconds ("maj 29
+    # 14:30:45.472809 buttran kernel:", pop-os/pop#2132); the probe itself runs with LC_ALL=C
     ("journal", re.compile(
-        r"^(?P<wall>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>\S+) kernel: ?"
+        r"^(?P<wall>[^\W\d_]{3,4}\.? [ \d]\d \d\d:\d\d:\d\d(?:\.\d{1,9})?) (?P<host>\S+) kernel: ?"
         r"(?:" + _MONO + r" ?)?(?P<msg>.*)$")),
     # journalctl -o short-iso: "2024-01-06T14:03:03+0000 host kernel: msg"
     ("journal-iso", re.compile(

@@ -39,6 +39,21 @@ def test_journal_short_sample():
     assert [e["kind"] for e in parse_kernel_events(sample("kernel-log/journal-healthy-init.log"))] == ["init_ok", "init_ok"]
 
 
+def test_journal_in_a_local_language_and_short_precise():
+    """Tickets paste journalctl from the user's locale and with -o short-precise; the device and
+    the message must come out as from the C locale. Lines verbatim from ROCm/legacy-rocm-build#5997
+    (comment by Only8Bits, `journalctl -r -g amdgpu`) and pop-os/pop#2132 (`journalctl -o
+    short-precise -k -b -1`)."""
+    localized = "feb 16 11:59:12 x kernel: amdgpu 0000:0c:00.0: amdgpu: Ring comp_1.2.1 reset succeeded"
+    precise = ("maj 29 14:30:55.592803 buttran kernel: [drm:amdgpu_job_timedout [amdgpu]] *ERROR* "
+               "ring sdma1 timeout, signaled seq=8985, emitted seq=8987")
+    a, b = parse_kernel_log(localized + "\n" + precise)
+    assert (a["format"], a["time"], a["host"], a["bdf"]) == ("journal", "feb 16 11:59:12", "x", "0000:0c:00.0")
+    assert a["text"] == "Ring comp_1.2.1 reset succeeded"
+    assert (b["format"], b["time"], b["host"]) == ("journal", "maj 29 14:30:55.592803", "buttran")
+    assert [e["kind"] for e in parse_kernel_events(precise)] == ["ring_timeout"]
+
+
 def test_syslog_with_monotonic_stamp():
     recs = parse_kernel_log(sample("kernel-log/syslog-sdma-timeout.log"))
     assert recs[0]["ts"] == 2237.944235 and recs[0]["time"] == "Oct  7 12:58:23"
