@@ -116,7 +116,30 @@ def parse_kernel_log(text: str) -> list[dict[str, Any]]:
     if records and not matched and not any(_KERNELISH.match(r["msg"]) or classify_amdgpu_line(r["msg"])
                                            for r in records):
         raise ParseError(f"not a kernel log: first line {records[0]['line'][:60]!r}")
-    return records
+    return records[::-1] if _newest_first(records) else records
+
+
+_CLOCK = re.compile(r"^(?P<month>\S+) +(?P<day>\d+) (?P<clock>\d\d:\d\d:\d\d(?:\.\d+)?)")
+
+
+def _newest_first(records: list[dict[str, Any]]) -> bool:
+    """True for a log pasted newest line first (`journalctl -r`, ROCm/legacy-rocm-build#5997;
+    QubesOS/qubes-issues#7648): its stamps only ever go back. Rules read "the last event" of a
+    device as its current state, so such a paste is turned back into time order. Only stamps of
+    the same month are compared (a ticket's month names can be in any language)."""
+    keys: list[tuple[Any, ...]] = []
+    for r in records:
+        if r["ts"] is not None:
+            keys.append(("ts", r["ts"]))
+        elif r["time"] and (m := _CLOCK.match(r["time"])):
+            keys.append((m["month"], int(m["day"]), m["clock"]))
+    back = forward = 0
+    for a, b in zip(keys, keys[1:]):
+        if a[0] != b[0]:
+            continue
+        back += b < a
+        forward += b > a
+    return back > 0 and forward == 0
 
 
 # (kind, pattern) in priority order; the first match names the line. The

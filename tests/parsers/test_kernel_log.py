@@ -54,6 +54,31 @@ def test_journal_in_a_local_language_and_short_precise():
     assert [e["kind"] for e in parse_kernel_events(precise)] == ["ring_timeout"]
 
 
+def test_newest_first_paste_is_put_back_in_time_order():
+    """`journalctl -r` pastes the newest line first; "the last event of a GPU" must still be its
+    latest. Lines verbatim from ROCm/legacy-rocm-build#5997 (comment by Only8Bits, `journalctl -r
+    -g amdgpu`, journalctl's own truncation marks kept)."""
+    pasted = "\n".join([
+        "feb 16 12:20:54 x kernel: amdgpu 0000:0c:00.0: [drm] device wedged, but recovered through reset",
+        "feb 16 12:20:54 x kernel: amdgpu 0000:0c:00.0: amdgpu: Ring comp_1.2.1 reset succeeded",
+        "feb 16 12:20:54 x kernel: amdgpu 0000:0c:00.0: amdgpu: reset compute queue (1:2:1)",
+        "feb 16 12:20:54 x kernel: amdgpu 0000:0c:00.0: amdgpu: Starting comp_1.2.1 ring reset",
+        "feb 16 12:20:54 x kernel: amdgpu 0000:0c:00.0: amdgpu:  Process firefox pid 2846 thread firefox:cs0 pid 29>",
+        "feb 16 12:20:54 x kernel: amdgpu 0000:0c:00.0: amdgpu: ring comp_1.2.1 timeout, signaled seq=1709, emitted>",
+        "feb 16 11:59:12 x kernel: amdgpu 0000:0c:00.0: amdgpu: Ring comp_1.2.1 reset succeeded",
+        "feb 16 11:59:12 x kernel: amdgpu 0000:0c:00.0: amdgpu: ring comp_1.2.1 timeout, signaled seq=1684, emitted>",
+    ])
+    recs = parse_kernel_log(pasted)
+    assert recs[0]["text"].startswith("ring comp_1.2.1 timeout, signaled seq=1684")
+    assert recs[-1]["text"] == "[drm] device wedged, but recovered through reset"
+    kinds = [(e["kind"], e["text"][:30]) for e in parse_kernel_events(pasted)]
+    assert kinds[-1] == ("gpu_reset", "Ring comp_1.2.1 reset succeede")
+    # a log in time order, and one with a later boot after an earlier one, stay as they are
+    assert parse_kernel_log("\n".join(reversed(pasted.splitlines())))[0]["time"] == "feb 16 11:59:12"
+    two_boots = "[  5.000001] amdgpu: first boot\n[  1.000000] amdgpu: second boot\n[  2.000000] amdgpu: later"
+    assert [r["msg"] for r in parse_kernel_log(two_boots)][0] == "amdgpu: first boot"
+
+
 def test_syslog_with_monotonic_stamp():
     recs = parse_kernel_log(sample("kernel-log/syslog-sdma-timeout.log"))
     assert recs[0]["ts"] == 2237.944235 and recs[0]["time"] == "Oct  7 12:58:23"
