@@ -71,6 +71,7 @@ class SimGPU:
     sclk_max_mhz: int = 2100
     mclk_mhz: int = 900
     gfx_activity: int = 0
+    mem_activity: int = 0                       # mem_busy_percent, amd-smi umc_activity
     throttle_status: str = "UNTHROTTLED"
     # violation residency percentages (amd-smi metric --json "throttle"); 0 = none
     thermal_violation_pct: float = 0.0

@@ -195,7 +195,7 @@ def amdgpu_device_tree(gpu: SimGPU) -> tuple[Tree, list[str]]:
         "mem_info_gtt_used": F(f"{gpu.gtt_used}\n"),
         "mem_info_vram_vendor": F("hynix\n"),
         "gpu_busy_percent": F(f"{gpu.gfx_activity}\n"),
-        "mem_busy_percent": F("0\n"),
+        "mem_busy_percent": F(f"{gpu.mem_activity}\n"),
         "pp_dpm_sclk": F(pp_dpm_sclk(gpu), 0o644),
         "pp_dpm_mclk": F(pp_dpm_mclk(gpu)),          # read-only on MI parts (§2 Writes)
         "power_dpm_force_performance_level": F(f"{gpu.perf_level}\n", 0o644),

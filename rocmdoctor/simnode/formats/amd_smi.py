@@ -178,7 +178,7 @@ def render_metric_json(gpus: Sequence[SimGPU], layout: str = "list") -> str:
             "gpu": g.index,
             "usage": {
                 "gfx_activity": _vu(g.gfx_activity, "%"),
-                "umc_activity": _vu(0, "%"),
+                "umc_activity": _vu(g.mem_activity, "%"),
                 "mm_activity": NA,
                 "vcn_activity": [_vu(0, "%")] * 4,
                 "jpeg_activity": [_vu(0, "%")] * 32,

@@ -35,8 +35,9 @@ from rocmdoctor.simnode.scenarios import from_cases
 from rocmdoctor.simnode.scenarios.gpu_not_visible import _set_klog
 from rocmdoctor.simnode.tools import amdgpu_init_lines
 from rocmdoctor.simnode.scenarios.real_causes_ops import (  # noqa: F401 - re-exported for tests and demos
-    apu_allocations_in_gtt, container_host_driver_missing, fan_curve_too_quiet, idle_at_top_clock,
-    kfd_open_invalid_argument, rootless_gid_not_mapped, throttled_bit_at_idle, wsl_gpu_unsupported, wsl_node,
+    apu_allocations_in_gtt, busy_pinned_idle_process, container_host_driver_missing, fan_curve_too_quiet,
+    idle_at_top_clock, kfd_open_invalid_argument, rootless_gid_not_mapped, throttled_bit_at_idle, wsl_gpu_unsupported,
+    wsl_node,
 )
 
 #: rocminfo on the Pitcairn machine (ROCm/legacy-rocm-build#2232, verbatim)
@@ -347,6 +348,8 @@ THERMAL = [
      idle_at_top_clock, "idle", "stuck-at-top-clock-level"),
     ("fan-curve-too-quiet", "Vega FE at 94 C, fan 40 % (rocm-smi under hipCaffe): the quiet fan curve",
      fan_curve_too_quiet, "tools", "fan-curve-too-quiet"),
+    ("busy-pinned-idle-process", "2x R9700 at 100 % busy, memory 0-1 %, ~100 of 300 W: an idle vLLM container keeps them pinned",
+     busy_pinned_idle_process, "pinned", "busy-pinned-without-load"),
 ]
 
 CONTAINER = [

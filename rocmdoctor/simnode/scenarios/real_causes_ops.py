@@ -5,6 +5,8 @@ real_causes.SCENARIOS (this module defines none of its own).
 - fan-curve-too-quiet: rocm-smi of a Vega Frontier Edition at 94.0c with Fan 40.0% under hipCaffe
   (ROCm/legacy-rocm-build#196); idle-at-top-clock: RX Vega's real pp_dpm_sclk levels, the state of
   #403; an R9700 whose amd-smi says THROTTLED at idle (ROCm/rocm-systems#11781);
+- busy-pinned-idle-process: two R9700s pinned at 100 % busy with memory at 1 % / 0 %, 103 / 92 W of
+  300 W and hotspot 79 / 80 C under an idle vLLM container (amd-smi table in ROCm/legacy-rocm-build#5706);
 - rootless-gid-not-mapped / kfd-open-invalid-argument: rocminfo's own words in a rootless podman
   container (Firstbober/rocm-pytorch-gfx803-docker#4) and an unprivileged Proxmox LXC
   (ROCm/legacy-rocm-build#5379); the LXC is told by /run/systemd/container (`lxc`), which systemd
@@ -17,7 +19,7 @@ real_causes.SCENARIOS (this module defines none of its own).
 
 from __future__ import annotations
 
-from rocmdoctor.simnode.gpu import GIB, SimGPU
+from rocmdoctor.simnode.gpu import GIB, SimGPU, SimProcess
 from rocmdoctor.simnode.node import SimNode
 
 #: rocm-smi on a Vega Frontier Edition under hipCaffe training (ROCm/legacy-rocm-build#196, verbatim)
@@ -133,6 +135,22 @@ def throttled_bit_at_idle() -> SimNode:
                vram_used=400 * 1024 * 1024, edge_temp=35.0, junction_temp=37.0, mem_temp=40.0, power_w=1.0,
                power_cap_w=300.0, power_cap_default_w=300.0, throttle_status="THROTTLED", gfx_activity=0)
     return SimNode("r9700-ws", gpus=[g], description="R9700 idle: amd-smi THROTTLED from a TEMP_HOTSPOT bit that never clears")
+
+
+def busy_pinned_idle_process() -> SimNode:
+    """Two Radeon AI PRO R9700 (gfx1201) that read 100 % busy while the vLLM container that used
+    them sits idle: memory activity 1 % / 0 %, 103 / 92 W of a 300 W cap, hotspot 79 / 80 C,
+    29777 of 32624 MB in use, python3.12 holding 19.6 GB on each (ROCm/legacy-rocm-build#5706,
+    comment #9; BDFs and device id from its lspci)."""
+    gpus = []
+    for index, (bdf, mem, watts, hot) in enumerate((("0000:03:00.0", 1, 103.0, 79.0), ("0000:43:00.0", 0, 92.0, 80.0))):
+        gpus.append(SimGPU(index=index, bdf=bdf, device_id=0x7551, subsystem_device_id=0x7551,
+                           market_name="AMD Radeon AI PRO R9700", gfx_target="gfx1201",
+                           vram_total=32624 * 1024 * 1024, vram_used=29777 * 1024 * 1024, junction_temp=hot,
+                           power_w=watts, power_cap_w=300.0, power_cap_default_w=300.0,
+                           gfx_activity=100, mem_activity=mem,
+                           processes=[SimProcess(pid=213952, name="python3.12", vram_bytes=21008920000)]))
+    return SimNode("localai2", gpus=gpus, description="2x R9700 pinned at 100 % busy by an idle ROCm process")
 
 
 #: PyTorch on the Strix Halo of ROCm/TheRock#1054 (verbatim): "total capacity" is the 15.24 GiB GTT pool
