@@ -79,3 +79,14 @@ def test_real_load_near_the_cap_and_idle_gpus_pass(name: str, source: str) -> No
     _, step = _pinned(f"demo:{name}")
     assert step.state == State.PASS
     assert step.check.message == f"no GPU reads 99 % busy at under 40 % of its power cap (8 GPU(s), {source})"
+
+
+def test_a_busy_gpu_without_a_power_reading_is_not_cleared_silently(tmp_path) -> None:
+    node = busy_pinned_idle_process()
+    for g in node.gpus:
+        node.remove(f"/{pci_dir(g)}/hwmon/hwmon{hwmon_index(g)}/power1_input")
+    _, report = triage_node(node, tmp_path, compile_plan(load_catalog(), [RB], {}))
+    step = steps(report)["pinned"]
+    assert step.state == State.PASS
+    assert " ".join(step.check.message.split()).endswith(
+        "0000:03:00.0, 0000:43:00.0 busy with no power reading against a cap to judge")
