@@ -236,3 +236,18 @@ def test_igpu_first_device_numbers_follow_numeric_kfd_node_order(tmp_path) -> No
     igpu_step = {s.step_id: s for s in report.runbooks[0].steps}["igpu"]
     assert igpu_step.state == State.WARN
     assert igpu_step.check.message.endswith("the discrete gfx1100 at 0000:21:00.0 is device 1")
+
+
+def test_igpu_first_from_a_ticket_that_has_only_rocminfo(tmp_path) -> None:
+    """A ticket carries rocminfo, not the KFD topology: its GPU agents, listed in the order HIP
+    numbers them, stand in (rocminfo rendered in the real MI300X host's format for the iGPU node)."""
+    from rocmdoctor.simnode.formats.rocminfo import render_rocminfo
+
+    out = tmp_path / "bundle" / "commands" / "rocminfo"
+    out.mkdir(parents=True)
+    (out / "stdout").write_text(render_rocminfo(real_causes.igpu_first().gpus))
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path / "bundle"), runbooks=("gpu-not-visible",)))
+    step = next(s for s in report.runbooks[0].steps if s.step_id == "igpu")
+    assert step.state == State.WARN
+    assert step.check.evidence == ("rocminfo Agent 3 (GPU 0): gfx1036 (integrated) at 12:00.0",
+                                   "rocminfo Agent 4 (GPU 1): gfx1100 (discrete) at 03:00.0")
