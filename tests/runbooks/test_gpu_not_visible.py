@@ -217,7 +217,7 @@ def test_amd_smi_timeout_is_unknown_not_pass(tmp_path: Path) -> None:
     # shorten the gather timeout so the test stays fast: same check, 1 s budget
     import dataclasses
     check = plan.checks["visibility.runtime_gpus"]
-    gathers = tuple(dataclasses.replace(g, timeout=1.0) if g.name == "smi" else g for g in check.gathers)
+    gathers = tuple(dataclasses.replace(g, timeout=1.0) if g.name in ("smi", "smi_tb") else g for g in check.gathers)
     plan.checks["visibility.runtime_gpus"] = dataclasses.replace(check, gathers=gathers)
     from rocmdoctor.engine.compiler import check_gathers
     plan = dataclasses.replace(plan, gathers=tuple(check_gathers(plan.checks.values(), plan.vars)))

@@ -36,6 +36,7 @@ DECIDING = {
     "kfd-parameter-invalid": "amdgpu: sched_policy has invalid value",
     "target-without-rocblas-kernels": "KFD GPU 0000:03:00.0: gfx1031",
     "slurm-rsmi-missing": "slurmd.log: slurmd-nscale-compute-gpu-16: Configured with rsmi, but that lib wasn't found.",
+    "amdsmi-python-mismatch": "amd-smi list --json: AttributeError: /opt/rocm-7.0.1/lib/libamd_smi.so: undefined symbol: amdsmi_get_gpu_partition_metrics_info",
 }
 
 
@@ -251,3 +252,36 @@ def test_igpu_first_from_a_ticket_that_has_only_rocminfo(tmp_path) -> None:
     assert step.state == State.WARN
     assert step.check.evidence == ("rocminfo Agent 3 (GPU 0): gfx1036 (integrated) at 12:00.0",
                                    "rocminfo Agent 4 (GPU 1): gfx1100 (discrete) at 03:00.0")
+
+
+def test_amdsmi_mismatch_names_the_copies_and_the_interpreter_whose_pip_owns_the_package() -> None:
+    report = triage_target(TriageRequest(target="demo:amdsmi-python-mismatch", runbooks=("gpu-not-visible",)))
+    rb = report.runbooks[0]
+    steps = {s.step_id: s for s in rb.steps}
+    assert steps["runtime"].check.state == State.WARN  # the tool is broken, the GPUs are listed by rocminfo
+    assert "rocminfo lists 8 GPU agent(s)" in steps["runtime"].check.message
+    assert 'amd-smi list --json: File "/usr/local/lib/python3.9/site-packages/amdsmi/__init__.py", line 24' in steps["runtime"].check.evidence
+    first = rb.diagnoses[0]
+    assert first.diagnosis_id == "amdsmi-python-mismatch" and "runtime-missing-gpu" not in [d.diagnosis_id for d in rb.diagnoses]
+    assert "asks /opt/rocm-7.0.1/lib/libamd_smi.so for amdsmi_get_gpu_partition_metrics_info" in first.cause
+    assert any("`python3.9 -m pip uninstall amdsmi`" in f for f in first.follow_up)
+    assert any("cd /opt/rocm-7.1.1/share/amd_smi && python3.9 -m pip install --user .`" in f for f in first.follow_up)
+
+
+def test_a_package_older_than_the_cli_with_only_the_exception_line(tmp_path) -> None:
+    """ROCm/ROCm#5966's amd-smi (7.2.0 CLI, 6.2.4's package): the line as the thread quotes it, no
+    traceback around it: the diagnosis holds, with the default interpreter and ROCm path."""
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+    from rocmdoctor.testing.triage_helpers import triage_node
+
+    line = "AttributeError: module 'amdsmi.amdsmi_interface' has no attribute 'amdsmi_get_node_handle'"
+    node = healthy().stub("amd-smi", f"echo \"{line}\" >&2\nexit 1\n")
+    _, report = triage_node(node, tmp_path, compile_plan(load_catalog(), ["gpu-not-visible"], {}))
+    first = report.runbooks[0].diagnoses[0]
+    assert first.diagnosis_id == "amdsmi-python-mismatch"
+    assert "which lacks amdsmi_get_node_handle, a function the CLI calls" in first.cause
+    assert f"amd-smi list --json: {line}" in first.evidence
+    assert any("`python3 -m pip uninstall amdsmi`" in f for f in first.follow_up)
+    assert any("prepend-path PYTHONPATH /opt/rocm/share/amd_smi" in f for f in first.follow_up)

@@ -14,7 +14,9 @@ real_causes.SCENARIOS (this module defines none of its own).
 - apu-allocations-in-gtt: PyTorch's "total capacity of 15.24 GiB" on a Strix Halo with a 96 GB
   carve-out (ROCm/TheRock#1054);
 - wsl-gpu-unsupported: ROCm's WSL rocminfo on an RX 7600 XT, "WSL environment detected. / ROCR:
-  unsupported GPU" (ROCm/ROCm#4435, verbatim).
+  unsupported GPU" (ROCm/ROCm#4435, verbatim);
+- amdsmi-python-mismatch: a healthy MI300X node whose amd-smi (ROCm 7.1.1's CLI) imports an amdsmi
+  package from /usr/local that loads ROCm 7.0.1's libamd_smi.so: the traceback of ROCm/amdsmi#186.
 """
 
 from __future__ import annotations
@@ -198,3 +200,35 @@ def wsl_gpu_unsupported() -> SimNode:
     return wsl_node("desktop-wsl", "5.15.167.4-microsoft-standard-WSL2",
                     "WSL 2 guest: ROCm's WSL runtime refuses the RX 7600 XT ('ROCR: unsupported GPU')",
                     ROCMINFO_WSL_UNSUPPORTED)
+
+
+#: amd-smi's start-up traceback on a node with ROCm 7.0.1 and 7.1.1 (ROCm/amdsmi#186, verbatim)
+AMD_SMI_MIXED_RELEASES_TRACEBACK = """Traceback (most recent call last):
+  File "/usr/bin/amd-smi", line 53, in <module>
+    from amdsmi_init import *
+  File "/opt/rocm-7.1.1/libexec/amdsmi_cli/amdsmi_init.py", line 38, in <module>
+    from amdsmi import amdsmi_interface, amdsmi_exception
+  File "/usr/local/lib/python3.9/site-packages/amdsmi/__init__.py", line 24, in <module>
+    from .amdsmi_interface import amdsmi_init
+  File "/usr/local/lib/python3.9/site-packages/amdsmi/amdsmi_interface.py", line 32, in <module>
+    from . import amdsmi_wrapper
+  File "/usr/local/lib/python3.9/site-packages/amdsmi/amdsmi_wrapper.py", line 2639, in <module>
+    amdsmi_get_gpu_partition_metrics_info = _libraries['libamd_smi.so'].amdsmi_get_gpu_partition_metrics_info
+  File "/usr/lib64/python3.9/ctypes/__init__.py", line 387, in __getattr__
+    func = self.__getitem__(name)
+  File "/usr/lib64/python3.9/ctypes/__init__.py", line 392, in __getitem__
+    func = self._FuncPtr((name_or_ordinal, self))
+AttributeError: /opt/rocm-7.0.1/lib/libamd_smi.so: undefined symbol: amdsmi_get_gpu_partition_metrics_info
+"""
+
+
+def amdsmi_python_mismatch() -> SimNode:
+    """A healthy 8x MI300X node with ROCm 7.0.1 and 7.1.1 installed: every amd-smi command dies at
+    import (the CLI of 7.1.1, an amdsmi package pip-installed in /usr/local, 7.0.1's library), while
+    KFD, rocminfo and the GPUs are fine."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+
+    node = healthy()
+    node.description = "healthy GPUs; amd-smi dies at start-up on an amdsmi package of another ROCm release"
+    body = "cat >&2 <<'RD_TRACEBACK'\n" + AMD_SMI_MIXED_RELEASES_TRACEBACK + "RD_TRACEBACK\nexit 1\n"
+    return node.stub("amd-smi", body)
