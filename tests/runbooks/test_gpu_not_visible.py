@@ -440,3 +440,14 @@ def test_install_false_with_amdgpu_loaded_still_warns(tmp_path: Path) -> None:
     _, report = triage(node, tmp_path)
     assert steps(report)["boot"].state == State.WARN
     assert list(diagnoses(report)) == ["amdgpu-blacklisted"]
+
+
+def test_amd_smi_exiting_0_without_json_is_unknown_not_a_failure(tmp_path: Path) -> None:
+    """An amd-smi that answers `list --json` with text (here its real `version` line, ROCm 7.0.2,
+    tests/fixtures/outputs/amd-smi/version-rocm7.0.2.txt) and exit 0 says nothing about the GPUs."""
+    line = (Path(__file__).parents[1] / "fixtures/outputs/amd-smi/version-rocm7.0.2.txt").read_text().strip()
+    node = gnv.healthy().stub("amd-smi", f"echo '{line}'\nexit 0\n")
+    _, report = triage(node, tmp_path)
+    s = steps(report)["runtime"]
+    assert s.state == State.UNKNOWN
+    assert s.check.message == f"amd-smi list --json exited 0 without a JSON list of GPUs: {line}"

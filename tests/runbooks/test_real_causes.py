@@ -37,6 +37,7 @@ DECIDING = {
     "target-without-rocblas-kernels": "KFD GPU 0000:03:00.0: gfx1031",
     "slurm-rsmi-missing": "slurmd.log: slurmd-nscale-compute-gpu-16: Configured with rsmi, but that lib wasn't found.",
     "amdsmi-python-mismatch": "amd-smi list --json: AttributeError: /opt/rocm-7.0.1/lib/libamd_smi.so: undefined symbol: amdsmi_get_gpu_partition_metrics_info",
+    "amdsmi-python-deps-missing": "amd-smi list --json: ModuleNotFoundError: No module named 'yaml'",
 }
 
 

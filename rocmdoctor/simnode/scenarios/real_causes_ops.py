@@ -16,7 +16,8 @@ real_causes.SCENARIOS (this module defines none of its own).
 - wsl-gpu-unsupported: ROCm's WSL rocminfo on an RX 7600 XT, "WSL environment detected. / ROCR:
   unsupported GPU" (ROCm/ROCm#4435, verbatim);
 - amdsmi-python-mismatch: a healthy MI300X node whose amd-smi (ROCm 7.1.1's CLI) imports an amdsmi
-  package from /usr/local that loads ROCm 7.0.1's libamd_smi.so: the traceback of ROCm/amdsmi#186.
+  package from /usr/local that loads ROCm 7.0.1's libamd_smi.so: the traceback of ROCm/amdsmi#186;
+  amdsmi-python-deps-missing: the same node whose amd-smi's Python lacks PyYAML (ROCm/amdsmi#19).
 """
 
 from __future__ import annotations
@@ -232,3 +233,13 @@ def amdsmi_python_mismatch() -> SimNode:
     node.description = "healthy GPUs; amd-smi dies at start-up on an amdsmi package of another ROCm release"
     body = "cat >&2 <<'RD_TRACEBACK'\n" + AMD_SMI_MIXED_RELEASES_TRACEBACK + "RD_TRACEBACK\nexit 1\n"
     return node.stub("amd-smi", body)
+
+
+def amdsmi_python_deps_missing() -> SimNode:
+    """A healthy 8x MI300X node whose amd-smi (ROCm 6.1) runs under a Python that lacks PyYAML: the
+    one line it prints is ROCm/amdsmi#19's."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+
+    node = healthy()
+    node.description = "healthy GPUs; amd-smi's Python cannot import PyYAML"
+    return node.stub("amd-smi", "echo \"ModuleNotFoundError: No module named 'yaml'\"\nexit 1\n")
