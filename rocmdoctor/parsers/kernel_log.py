@@ -236,6 +236,13 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     ("firmware_hang", re.compile(r"MES\(?\d?\)? failed to respon(?:d|se)|MES might be in unrecoverable state|"
                                  r"SMU: I'm not done with your previous command")),
     ("page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\] (?:no-)?retry page fault|\[(?:gfx|mm)hub\d*\] page fault")),
+    # the GPU's critical-temperature trip: amdgpu powers the node off (swsmu/amdgpu_smu.c,
+    # smu_v11_0.c/smu_v13_0.c and powerplay: "ERROR: GPU over temperature range(SW CTF)
+    # detected!", "ERROR: System is going to shutdown due to GPU SW CTF!", the HW CTF pair;
+    # orderly_poweroff follows), so it is found in the previous boot's log (ValveSoftware/Proton#8028)
+    ("thermal_shutdown", re.compile(r"GPU over temperature range\(SW CTF\) detected|"
+                                    r"System is going to shutdown due to (?:GPU )?(?P<ctf>SW|HW) CTF|"
+                                    r"GPU HW Critical Temperature Fault\(aka CTF\) detected")),
     ("thermal", re.compile(r"thermal throttling temperature reached|[Tt]hermal (?:throttl|alert|interrupt|event)|"
                            r"[Ss]oftware shutdown due to (?:temperature|thermal)|SMU: .*[Tt]hermal|"
                            r"temperature above threshold|GPU over temperature")),

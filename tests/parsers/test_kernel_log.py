@@ -254,3 +254,18 @@ def test_resume_of_an_ip_block_alone_is_not_a_failed_resume():
 ])
 def test_secure_boot_lines(line, kind, fields):
     assert classify_amdgpu_line(line) == (kind, fields)
+
+
+def test_critical_temperature_power_off_is_its_own_kind() -> None:
+    """amdgpu's SW CTF pair before it powers the node off, as a journal holds it (ValveSoftware/Proton#8028,
+    verbatim; the logind line is not the kernel's and is dropped)."""
+    text = ("Aug 27 01:11:45 arch kernel: amdgpu 0000:03:00.0: amdgpu: ERROR: GPU over temperature range(SW CTF) detected!\n"
+            "Aug 27 01:11:45 arch kernel: amdgpu 0000:03:00.0: amdgpu: ERROR: System is going to shutdown due to GPU SW CTF!\n"
+            "Aug 27 01:11:45 arch kernel: rfkill: input handler enabled\n"
+            "Aug 27 01:11:45 arch systemd-logind[675]: The system will power off now!\n")
+    events = parse_kernel_events(text)
+    assert [(e["kind"], e["bdf"]) for e in events] == [("thermal_shutdown", "0000:03:00.0")] * 2
+    assert events[1]["fields"] == {"ctf": "SW"}
+    # the older powerplay line is a thermal event, not a power-off (ROCm/legacy-rocm-build#385)
+    (old,) = parse_kernel_events("amdgpu: [powerplay] GPU over temperature range detected on PCIe 0:0.0!\n")
+    assert old["kind"] == "thermal"

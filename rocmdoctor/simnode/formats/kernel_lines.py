@@ -148,6 +148,14 @@ FAULTS: dict[str, list[tuple[str, str]]] = {
         ("amdgpu 0000:29:00.0: WARN: GPU thermal throttling temperature reached, expect performance decrease. HBM.",
          "https://github.com/ROCm/legacy-rocm-build/issues/1468"),
     ],
+    # The GPU passed its software critical temperature; amdgpu powers the node off right after
+    # (ValveSoftware/Proton#8028, RX 6600M; the journal prefix is dropped here, the renderer adds its own).
+    "thermal_shutdown": [
+        ("amdgpu 0000:03:00.0: amdgpu: ERROR: GPU over temperature range(SW CTF) detected!",
+         "https://github.com/ValveSoftware/Proton/issues/8028"),
+        ("amdgpu 0000:03:00.0: amdgpu: ERROR: System is going to shutdown due to GPU SW CTF!",
+         "https://github.com/ValveSoftware/Proton/issues/8028"),
+    ],
     # Host OOM killer took the job (docker/for-linux#1001; 0jc1/py-autovod#7 for the UID/pgtables variant).
     "oom_kill": [
         ("Out of memory: Killed process 15784 (python3) total-vm:11964kB, anon-rss:4288kB, file-rss:3028kB, shmem-rss:0kB",

@@ -7,6 +7,7 @@ Values and lines with their sources:
 - MI300X under training load (junction 71-79 C, 682-728 W of a 750 W cap, SCLK 1618-1653 MHz,
   VRAM 43-75 %, GPU 100 %): rocm-smi in the AMD llama-lora blog
   (shared/reference/real-outputs/mi300x-rocm-smi-under-load.md);
+- the SW CTF pair amdgpu prints before it powers the node off: ValveSoftware/Proton#8028 (journal);
 - `amd-smi reset -o/--power-cap` ("Reset power capacity limit to max capable", bare metal) and
   `-g` taking a GPU index or BDF: ROCm/amdsmi amdsmi_cli/amdsmi_parser.py.
 """
@@ -122,6 +123,15 @@ def kernel_events() -> SimNode:
     return node
 
 
+def thermal_shutdown_previous_boot() -> SimNode:
+    """8x MI300X back up and cool after a night on which amdgpu powered it off: the previous boot's
+    persistent journal ends with GPU 3's SW CTF pair (the lines of ValveSoftware/Proton#8028)."""
+    node = healthy()
+    node.previous_boot_log = [(48211.7 + i * 0.0001, m)
+                              for i, m in enumerate(messages("thermal_shutdown", node.gpus[3].bdf))]
+    return node
+
+
 #: (name, description, builder, decisive step, diagnosis)
 CASES: list[tuple[str, str, Callable[[], SimNode], str, str]] = [
     ("thermal-junction-crit", "MI100 junction at 101 C, over its temp2_crit of 100 C, under full load",
@@ -132,6 +142,8 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str]] = [
      power_capped, "power", "power-capped"),
     ("thermal-kernel-events", "kernel log: 'GPU thermal throttling temperature reached ... HBM.' on GPU 6",
      kernel_events, "klog", "thermal-events-logged"),
+    ("thermal-shutdown-previous-boot", "node back up after amdgpu powered it off: 'GPU over temperature range(SW CTF) detected!' in journalctl -k -b -1",
+     thermal_shutdown_previous_boot, "klog", "gpu-thermal-shutdown"),
     ("busy-healthy", "8x MI300X at 100% near the 750 W cap, 71-79 C (real rocm-smi under load): healthy",
      busy_healthy, "temps", ""),
 ]
