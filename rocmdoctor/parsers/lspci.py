@@ -7,7 +7,10 @@ is read too. Tickets also paste plain `lspci` (names only: the vendor and class
 are recovered from pci.ids' stable names for AMD, nothing else is guessed), the
 `-k` detail line `Kernel driver in use: amdgpu`, and busybox's form
 `05:00.0 Class 0300: 1002:1638 amdgpu` (container images, Talos;
-siderolabs/extensions#307).
+siderolabs/extensions#307). From `-vv` the PCIe link lines are kept (pciutils ls-caps.c
+cap_express_link: `LnkCap:\tPort #N, Speed 8GT/s, Width x16, ...` and `LnkSta:\tSpeed
+2.5GT/s, Width x16, ...`, with ` (ok)` / ` (downgraded)` after each value in newer pciutils):
+tickets paste them for slow or failing transfers (ROCm/legacy-rocm-build#93).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ _BUSYBOX = re.compile(_SLOT + r" Class (?P<cls>[0-9a-f]{4}): (?P<vendor>[0-9a-f]
                       r"(?: (?P<driver>\S+))?\s*$")
 _PLAIN = re.compile(_SLOT + r" (?P<clsname>[A-Za-z][^:\[]*?): (?P<name>.+)$")
 _DRIVER = re.compile(r"^\s+Kernel driver in use: (?P<driver>\S+)")
+_LINK = re.compile(r"\bLnk(?P<which>Cap|Sta):\s+(?:Port #\d+, )?Speed (?P<speed>[\d.]+)GT/s(?: \((?P<sflag>ok|downgraded)\))?, "
+                   r"Width x(?P<width>\d+)(?: \((?P<wflag>ok|downgraded)\))?")
 #: pci.ids names (stable for decades) of the classes and vendors that matter here
 _CLASS_NAMES = {"VGA compatible controller": "0300", "3D controller": "0302", "Display controller": "0380",
                 "Processing accelerators": "1200"}
@@ -45,7 +50,9 @@ def parse_lspci(text: str) -> list[dict[str, Any]]:
     `driver` from `-k` or busybox, else None; `name` the vendor and device name of
     `-nn` and plain output (pci.ids: "... Navi 21 [Radeon Pro V620 MxGPU]"), else None;
     `slot` gets the `0000:` domain when lspci omitted it; `rev`/`prog_if` None
-    when absent. Indented detail lines (from -v) are skipped. Raises ParseError
+    when absent; `link_cap` / `link_sta` the first `LnkCap:` / `LnkSta:` line of `-vv`
+    as `{gts, width, line, downgraded}` (`downgraded` None where lspci printed no ok/downgraded
+    marks), else None. Other indented detail lines are skipped. Raises ParseError
     on a top-level line in no lspci form.
     """
     out: list[dict[str, Any]] = []
@@ -56,6 +63,12 @@ def parse_lspci(text: str) -> list[dict[str, Any]]:
             d = _DRIVER.match(line)
             if d and out:
                 out[-1]["driver"] = d.group("driver")
+            k = _LINK.search(line)
+            if k and out and out[-1]["link_" + k["which"].lower()] is None:
+                flags = (k["sflag"], k["wflag"])
+                out[-1]["link_" + k["which"].lower()] = {
+                    "gts": float(k["speed"]), "width": int(k["width"]), "line": line.strip(),
+                    "downgraded": ("downgraded" in flags) if any(flags) else None}
             continue
         line = line.strip()
         m = _NUMERIC.match(line) or _NAMED.match(line) or _BUSYBOX.match(line)
@@ -85,5 +98,7 @@ def parse_lspci(text: str) -> list[dict[str, Any]]:
             "prog_if": progif.group("progif") if progif else None,
             "driver": (m.groupdict().get("driver") if m else None),
             "name": dev["name"],
+            "link_cap": None,
+            "link_sta": None,
         })
     return out

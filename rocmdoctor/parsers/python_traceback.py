@@ -9,7 +9,8 @@ a site-packages, libamd_smi.so in the exception). Format: CPython's Lib/tracebac
 and, from 3.11, caret lines indented under it, then `Type: message`; chained exceptions
 joined by "During handling of the above exception, another exception occurred:" or "The
 above exception was the direct cause of the following exception:"). Real output:
-ROCm/amdsmi#186 and vllm-project/vllm#28680 (amd-smi importing a mismatched amdsmi).
+ROCm/amdsmi#186 (amd-smi importing an amdsmi package of another ROCm release) and
+ROCm/TheRock#2440 (Python 3.12 caret lines).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ def test_real_lspci_n_without_domain():
     devs = parse_lspci(sample("lspci/lspci-n-amd-laptop.txt"))
     assert len(devs) == 24
     assert devs[0] == {"slot": "0000:00:00.0", "class": "0600", "vendor": "1022", "device": "9600",
-                       "rev": None, "prog_if": None, "driver": None, "name": None}
+                       "rev": None, "prog_if": None, "driver": None, "name": None, "link_cap": None, "link_sta": None}
     assert devs[11]["rev"] == "3a"
     assert [d for d in devs if d["class"] == "0300"][0]["device"] == "9613"
 
@@ -69,3 +69,25 @@ def test_lspci_nn_keeps_the_pci_ids_name():
                          "Navi 21 [Radeon Pro V620 MxGPU] [1002:73ae]\n")
     assert (gpu["slot"], gpu["class"], gpu["device"]) == ("0002:00:00.0", "0380", "73ae")
     assert gpu["name"] == "Advanced Micro Devices, Inc. [AMD/ATI] Navi 21 [Radeon Pro V620 MxGPU]"
+
+
+def test_real_lspci_kvv_keeps_the_link_lines():
+    """pciutils 3.6+ marks each LnkSta value ok / downgraded (dri-devel, RX 580 idle)."""
+    port, gpu = parse_lspci(sample("lspci/lspci-kvv-rx580-idle-link.txt"))
+    assert (gpu["slot"], gpu["class"], gpu["vendor"], gpu["driver"]) == ("0000:08:00.0", "0300", "1002", "amdgpu")
+    assert gpu["link_cap"] == {"gts": 8.0, "width": 16, "downgraded": None,
+                               "line": "LnkCap:\tPort #0, Speed 8GT/s, Width x16, ASPM L1, Exit Latency L1 <1us"}
+    assert gpu["link_sta"] == {"gts": 2.5, "width": 16, "downgraded": True,
+                               "line": "LnkSta:\tSpeed 2.5GT/s (downgraded), Width x16 (ok)"}
+    # LnkCap2 / LnkSta2 are other lines: the first LnkCap / LnkSta of the device is kept
+    assert port["link_sta"]["gts"] == 2.5 and port["link_cap"]["width"] == 16
+
+
+def test_older_lspci_link_lines_without_marks():
+    """pciutils before the ok/downgraded marks, as quoted in ROCm/legacy-rocm-build#93 (its `##` included)."""
+    text = (Path(__file__).resolve().parents[1] / "incidents/gpu-hardware-fault/fiji-gen1-at-idle-link-power-management"
+            / "bundle/commands/lspci -n -D/stdout").read_text()
+    by_slot = {d["slot"]: d for d in parse_lspci(text)}
+    fiji = by_slot["0000:02:00.0"]
+    assert (fiji["link_cap"]["gts"], fiji["link_cap"]["width"]) == (8.0, 16)
+    assert (fiji["link_sta"]["gts"], fiji["link_sta"]["width"], fiji["link_sta"]["downgraded"]) == (2.5, 16, None)
