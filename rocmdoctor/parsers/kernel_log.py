@@ -239,13 +239,16 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     # the GPU's critical-temperature trip: amdgpu powers the node off (swsmu/amdgpu_smu.c,
     # smu_v11_0.c/smu_v13_0.c and powerplay: "ERROR: GPU over temperature range(SW CTF)
     # detected!", "ERROR: System is going to shutdown due to GPU SW CTF!", the HW CTF pair;
-    # orderly_poweroff follows), so it is found in the previous boot's log (ValveSoftware/Proton#8028)
-    ("thermal_shutdown", re.compile(r"GPU over temperature range\(SW CTF\) detected|"
+    # orderly_poweroff follows), so it is found in the previous boot's log (ValveSoftware/Proton#8028);
+    # only as amdgpu's own dev_emerg line ("amdgpu BDF: [amdgpu: ]ERROR: ..."): a device may be
+    # named with the same words (an input device's "input: GPU over temperature range ...")
+    ("thermal_shutdown", re.compile(r"^amdgpu [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]: (?:amdgpu: )?ERROR: "
+                                    r"(?:GPU over temperature range\(SW CTF\) detected|"
                                     r"System is going to shutdown due to (?:GPU )?(?P<ctf>SW|HW) CTF|"
-                                    r"GPU HW Critical Temperature Fault\(aka CTF\) detected")),
+                                    r"GPU HW Critical Temperature Fault\(aka CTF\) detected)")),
     ("thermal", re.compile(r"thermal throttling temperature reached|[Tt]hermal (?:throttl|alert|interrupt|event)|"
                            r"[Ss]oftware shutdown due to (?:temperature|thermal)|SMU: .*[Tt]hermal|"
-                           r"temperature above threshold|GPU over temperature")),
+                           r"temperature above threshold|(?:\[powerplay\] |ERROR: )GPU over temperature")),
     # the PCI core could not place a BAR (pci/setup-res.c: "BAR %d: no space for %pR",
     # "BAR %d: failed to assign %pR"; ROCm/legacy-rocm-build#2927, #1541)
     ("pci_bar", re.compile(r"BAR (?P<bar>\d+): (?:no space for|failed to assign)")),

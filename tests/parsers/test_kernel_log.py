@@ -269,3 +269,7 @@ def test_critical_temperature_power_off_is_its_own_kind() -> None:
     # the older powerplay line is a thermal event, not a power-off (ROCm/legacy-rocm-build#385)
     (old,) = parse_kernel_events("amdgpu: [powerplay] GPU over temperature range detected on PCIe 0:0.0!\n")
     assert old["kind"] == "thermal"
+    # the same words in a device's name are not amdgpu's (an input device so named, from a public
+    # kernel-log classifier's tests, code index id 70534875690): no thermal event at all
+    assert parse_kernel_events("Aug 27 01:11:45 arch kernel: input: GPU over temperature range(SW CTF) detected "
+                               "as /devices/virtual/input/input45\n") == []
