@@ -22,13 +22,22 @@ class _Unknown(Exception):
         self.sources = sources
 
 
+def _error_line(text: str) -> str | None:
+    """The line of a failed command's output that says why: the first, except for a Python
+    tool (amd-smi, rocm-smi) that died with a traceback, whose last line names the exception."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return None
+    return lines[-1] if lines[0].startswith("Traceback (most recent call last)") else lines[0]
+
+
 def _parse(g: GatherDef, ev: Evidence) -> Any:
     value = ev.value
     if g.kind == "command":
         rc = value["rc"]
         if g.accept_rc is not None and rc not in g.accept_rc:
-            first = (value["stderr"].strip() or value["stdout"].strip()).splitlines()[:1]
-            raise _Unknown(f"`{ev.source}` exited {rc}" + (f": {first[0][:200]}" if first else ""), (ev.source,))
+            why = _error_line(value["stderr"]) or _error_line(value["stdout"])
+            raise _Unknown(f"`{ev.source}` exited {rc}" + (f": {why[:200]}" if why else ""), (ev.source,))
         text = {"stdout": value["stdout"], "stderr": value["stderr"],
                 "both": value["stdout"] + value["stderr"]}[g.stream]
         if g.parse is None:

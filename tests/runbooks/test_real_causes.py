@@ -267,6 +267,12 @@ def test_amdsmi_mismatch_names_the_copies_and_the_interpreter_whose_pip_owns_the
     assert "asks /opt/rocm-7.0.1/lib/libamd_smi.so for amdsmi_get_gpu_partition_metrics_info" in first.cause
     assert any("`python3.9 -m pip uninstall amdsmi`" in f for f in first.follow_up)
     assert any("cd /opt/rocm-7.1.1/share/amd_smi && python3.9 -m pip install --user .`" in f for f in first.follow_up)
+    # the other runbooks' amd-smi steps say why amd-smi failed: the exception, not "Traceback (most recent call last):"
+    report = triage_target(TriageRequest(target="demo:amdsmi-python-mismatch", runbooks=("thermal-throttling",)))
+    violations = {s.step_id: s for s in report.runbooks[0].steps}["violations"].check
+    assert violations.state == State.UNKNOWN
+    assert violations.message == ("`amd-smi metric --json` exited 1: AttributeError: /opt/rocm-7.0.1/lib/libamd_smi.so: "
+                                  "undefined symbol: amdsmi_get_gpu_partition_metrics_info")
 
 
 def test_a_package_older_than_the_cli_with_only_the_exception_line(tmp_path) -> None:
