@@ -38,6 +38,7 @@ DECIDING = {
     "slurm-rsmi-missing": "slurmd.log: slurmd-nscale-compute-gpu-16: Configured with rsmi, but that lib wasn't found.",
     "amdsmi-python-mismatch": "amd-smi list --json: AttributeError: /opt/rocm-7.0.1/lib/libamd_smi.so: undefined symbol: amdsmi_get_gpu_partition_metrics_info",
     "amdsmi-python-deps-missing": "amd-smi list --json: ModuleNotFoundError: No module named 'yaml'",
+    "framework-without-rocm": "/scratch/job.log:1: RuntimeError: Found no NVIDIA driver on your system.",
 }
 
 

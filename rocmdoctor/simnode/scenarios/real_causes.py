@@ -35,7 +35,7 @@ from rocmdoctor.simnode.scenarios import from_cases
 from rocmdoctor.simnode.scenarios.gpu_not_visible import _set_klog
 from rocmdoctor.simnode.tools import amdgpu_init_lines
 from rocmdoctor.simnode.scenarios.real_causes_ops import (  # noqa: F401 - re-exported for tests and demos
-    amdsmi_python_deps_missing, amdsmi_python_mismatch, apu_allocations_in_gtt, busy_pinned_idle_process, container_host_driver_missing, fan_curve_too_quiet,
+    amdsmi_python_deps_missing, amdsmi_python_mismatch, apu_allocations_in_gtt, framework_without_rocm, busy_pinned_idle_process, container_host_driver_missing, fan_curve_too_quiet,
     idle_at_top_clock, kfd_open_invalid_argument, rootless_gid_not_mapped, throttled_bit_at_idle, wsl_gpu_unsupported,
     wsl_node,
 )
@@ -332,6 +332,8 @@ GPU_NOT_VISIBLE = [
      amdsmi_python_mismatch, "runtime", "amdsmi-python-mismatch"),
     ("amdsmi-python-deps-missing", "amd-smi's Python cannot import PyYAML: 'ModuleNotFoundError: No module named 'yaml''",
      amdsmi_python_deps_missing, "runtime", "amdsmi-python-deps-missing"),
+    ("framework-without-rocm", "job log: 'Found no NVIDIA driver on your system': the job's PyTorch is a CUDA build",
+     framework_without_rocm, "log", "framework-without-rocm", {"log": "/scratch/job.log"}),
     ("kfd-parameter-invalid", "amdgpu.sched_policy=4 in modprobe.d: 'amdgpu: sched_policy has invalid value', KFD never starts",
      kfd_module_parameter_invalid, "kernel_log", "kfd-module-parameter-invalid"),
 ]

@@ -18,6 +18,8 @@ real_causes.SCENARIOS (this module defines none of its own).
 - amdsmi-python-mismatch: a healthy MI300X node whose amd-smi (ROCm 7.1.1's CLI) imports an amdsmi
   package from /usr/local that loads ROCm 7.0.1's libamd_smi.so: the traceback of ROCm/amdsmi#186;
   amdsmi-python-deps-missing: the same node whose amd-smi's Python lacks PyYAML (ROCm/amdsmi#19).
+- framework-without-rocm: the same node with a job log ending in PyTorch's CUDA-build error
+  (Comfy-Org/ComfyUI#2058).
 """
 
 from __future__ import annotations
@@ -243,3 +245,19 @@ def amdsmi_python_deps_missing() -> SimNode:
     node = healthy()
     node.description = "healthy GPUs; amd-smi's Python cannot import PyYAML"
     return node.stub("amd-smi", "echo \"ModuleNotFoundError: No module named 'yaml'\"\nexit 1\n")
+
+
+#: PyTorch's CUDA build on an AMD node (Comfy-Org/ComfyUI#2058, RX 6750, Ubuntu 22.04; verbatim)
+TORCH_CUDA_BUILD_ERROR = ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU "
+                          "and installed a driver from http://www.nvidia.com/Download/index.aspx\n")
+
+
+def framework_without_rocm() -> SimNode:
+    """A healthy 8x MI300X node whose job log ends in PyTorch's CUDA-build error: the job's wheel,
+    not the GPUs (give the log with --log /scratch/job.log)."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+
+    node = healthy()
+    node.description = "healthy GPUs; the job's PyTorch is a CUDA build ('Found no NVIDIA driver on your system')"
+    node.file("/scratch/job.log", TORCH_CUDA_BUILD_ERROR)
+    return node
