@@ -39,6 +39,7 @@ DECIDING = {
     "amdsmi-python-mismatch": "amd-smi list --json: AttributeError: /opt/rocm-7.0.1/lib/libamd_smi.so: undefined symbol: amdsmi_get_gpu_partition_metrics_info",
     "amdsmi-python-deps-missing": "amd-smi list --json: ModuleNotFoundError: No module named 'yaml'",
     "framework-without-rocm": "/scratch/job.log:1: RuntimeError: Found no NVIDIA driver on your system.",
+    "gfx-override-mismatch": "env: HSA_OVERRIDE_GFX_VERSION=\"10.3.0\"",
 }
 
 
@@ -293,3 +294,35 @@ def test_a_package_older_than_the_cli_with_only_the_exception_line(tmp_path) -> 
     assert f"amd-smi list --json: {line}" in first.evidence
     assert any("`python3 -m pip uninstall amdsmi`" in f for f in first.follow_up)
     assert any("prepend-path PYTHONPATH /opt/rocm/share/amd_smi" in f for f in first.follow_up)
+
+
+def test_gfx_override_on_an_isa_compatible_gpu_is_the_known_workaround(tmp_path) -> None:
+    """10.3.0 on the RX 6700 XT (gfx1031) of the rocBLAS case: the runtime loads gfx1030 code, which
+    rocBLAS ships (ROCm/rocBLAS#1339's workaround); the override step passes and says so."""
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.testing.triage_helpers import triage_node
+
+    node = real_causes.target_without_rocblas_kernels()
+    node.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"
+    _, report = triage_node(node, tmp_path, compile_plan(load_catalog(), ["gpu-not-visible"], {}))
+    steps = {s.step_id: s for s in report.runbooks[0].steps}
+    assert steps["override"].state == State.PASS
+    assert steps["override"].check.message == ("HSA_OVERRIDE_GFX_VERSION=10.3.0 (gfx1030) matches the GPUs' own family "
+                                               "(gfx1031): the known workaround for a GPU ROCm ships no kernels for")
+    assert steps["libraries"].state == State.PASS
+    assert "gfx-override-mismatch" not in [d.diagnosis_id for d in report.runbooks[0].diagnoses]
+
+
+def test_gfx_override_not_in_version_form_is_named(tmp_path) -> None:
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+    from rocmdoctor.testing.triage_helpers import triage_node
+
+    node = healthy()
+    node.env["HSA_OVERRIDE_GFX_VERSION"] = "gfx1030"
+    _, report = triage_node(node, tmp_path, compile_plan(load_catalog(), ["gpu-not-visible"], {}))
+    s = {s.step_id: s for s in report.runbooks[0].steps}["override"]
+    assert s.state == State.WARN
+    assert s.check.message == "HSA_OVERRIDE_GFX_VERSION=gfx1030 is not in the MAJOR.MINOR.STEPPING form (10.3.0) the runtime reads"

@@ -35,7 +35,7 @@ from rocmdoctor.simnode.scenarios import from_cases
 from rocmdoctor.simnode.scenarios.gpu_not_visible import _set_klog
 from rocmdoctor.simnode.tools import amdgpu_init_lines
 from rocmdoctor.simnode.scenarios.real_causes_ops import (  # noqa: F401 - re-exported for tests and demos
-    amdsmi_python_deps_missing, amdsmi_python_mismatch, apu_allocations_in_gtt, framework_without_rocm, busy_pinned_idle_process, container_host_driver_missing, fan_curve_too_quiet,
+    amdsmi_python_deps_missing, amdsmi_python_mismatch, apu_allocations_in_gtt, framework_without_rocm, gfx_override_mismatch, busy_pinned_idle_process, container_host_driver_missing, fan_curve_too_quiet,
     idle_at_top_clock, kfd_open_invalid_argument, rootless_gid_not_mapped, throttled_bit_at_idle, wsl_gpu_unsupported,
     wsl_node,
 )
@@ -334,6 +334,8 @@ GPU_NOT_VISIBLE = [
      amdsmi_python_deps_missing, "runtime", "amdsmi-python-deps-missing"),
     ("framework-without-rocm", "job log: 'Found no NVIDIA driver on your system': the job's PyTorch is a CUDA build",
      framework_without_rocm, "log", "framework-without-rocm", {"log": "/scratch/job.log"}),
+    ("gfx-override-mismatch", "HSA_OVERRIDE_GFX_VERSION=10.3.0 on a gfx942 node: the runtime loads gfx1030 code",
+     gfx_override_mismatch, "override", "gfx-override-mismatch"),
     ("kfd-parameter-invalid", "amdgpu.sched_policy=4 in modprobe.d: 'amdgpu: sched_policy has invalid value', KFD never starts",
      kfd_module_parameter_invalid, "kernel_log", "kfd-module-parameter-invalid"),
 ]

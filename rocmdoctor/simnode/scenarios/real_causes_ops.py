@@ -20,6 +20,8 @@ real_causes.SCENARIOS (this module defines none of its own).
   amdsmi-python-deps-missing: the same node whose amd-smi's Python lacks PyYAML (ROCm/amdsmi#19).
 - framework-without-rocm: the same node with a job log ending in PyTorch's CUDA-build error
   (Comfy-Org/ComfyUI#2058).
+- gfx-override-mismatch: the same node with HSA_OVERRIDE_GFX_VERSION=10.3.0 in its environment, the
+  value ROCm/legacy-rocm-build#5238's MI210 was left under.
 """
 
 from __future__ import annotations
@@ -260,4 +262,15 @@ def framework_without_rocm() -> SimNode:
     node = healthy()
     node.description = "healthy GPUs; the job's PyTorch is a CUDA build ('Found no NVIDIA driver on your system')"
     node.file("/scratch/job.log", TORCH_CUDA_BUILD_ERROR)
+    return node
+
+
+def gfx_override_mismatch() -> SimNode:
+    """A healthy 8x MI300X node (gfx942) whose login environment carries HSA_OVERRIDE_GFX_VERSION=10.3.0,
+    the value ROCm/ROCm#5238's MI210 was left under from another card's setup."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+
+    node = healthy()
+    node.description = "HSA_OVERRIDE_GFX_VERSION=10.3.0 (gfx1030) left in the environment of a gfx942 node"
+    node.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"
     return node
