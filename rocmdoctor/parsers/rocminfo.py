@@ -15,6 +15,12 @@ rocminfo.cc:1087` (#4068); its runtime says `ROCR: unsupported GPU` for a GPU RO
 not support (#4068, #4435) and `[topology_sysfs_get_system_props] No WDDM adapters found.` /
 `hsa_init Failed, possibly no supported GPU devices` when Windows exposes no GPU to it
 (ROCm/legacy-rocm-build#5900).
+
+Until ROCm 2.x the failure was one line with the status as a number: `hsa api call failure at
+line 900, file: .../rocminfo/rocminfo.cc. Call returned 4104` (ROCm/legacy-rocm-build#739, #783);
+4104 is 0x1008, HSA_STATUS_ERROR_OUT_OF_RESOURCES. ROCm 7.2 prints the generic status without a
+suffix: `Call returned HSA_STATUS_ERROR: A generic error has occurred.` (legacy-rocm-build#5942,
+rocm-systems#6883). `hsa_status` names the status either way.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ _ERROR_PATTERNS = [re.compile(p) for p in (
     r"^HSA Error:.*",
     r"^Unable to open /dev/kfd.*",
     r"^hsa api call failure at:.*",
+    r"^hsa api call failure at line \d+, file: .*",
     r".*\bHSA_STATUS_ERROR_\w+.*",
     r"^ROCk module is NOT loaded.*",
     r".*is not member of .*group.*",
@@ -37,6 +44,19 @@ _ERROR_PATTERNS = [re.compile(p) for p in (
     r".*\bNo WDDM adapters found\b.*",
     r"^hsa_init Failed.*",
 )]
+# hsa_status_t values, runtime/hsa-runtime/inc/hsa.h (ROCm/ROCR-Runtime): what a numeric
+# `Call returned N` of ROCm 1.x/2.x rocminfo means
+_HSA_STATUS = {
+    0x1000: "HSA_STATUS_ERROR", 0x1001: "HSA_STATUS_ERROR_INVALID_ARGUMENT",
+    0x1002: "HSA_STATUS_ERROR_INVALID_QUEUE_CREATION", 0x1003: "HSA_STATUS_ERROR_INVALID_ALLOCATION",
+    0x1004: "HSA_STATUS_ERROR_INVALID_AGENT", 0x1005: "HSA_STATUS_ERROR_INVALID_REGION",
+    0x1006: "HSA_STATUS_ERROR_INVALID_SIGNAL", 0x1007: "HSA_STATUS_ERROR_INVALID_QUEUE",
+    0x1008: "HSA_STATUS_ERROR_OUT_OF_RESOURCES", 0x100B: "HSA_STATUS_ERROR_NOT_INITIALIZED",
+    0x100F: "HSA_STATUS_ERROR_INVALID_ISA", 0x1016: "HSA_STATUS_ERROR_EXCEPTION",
+    0x1025: "HSA_STATUS_ERROR_INVALID_RUNTIME_STATE", 0x1026: "HSA_STATUS_ERROR_FATAL",
+}
+_STATUS_NAME = re.compile(r"\b(HSA_STATUS_ERROR(?:_[A-Z_]+)?)\b")
+_STATUS_CODE = re.compile(r"\bCall returned (\d+)\s*$")
 _WSL = re.compile(r"^WSL environment detected\.|^hsa api call failure at: \S*/sources/wsl/", re.MULTILINE)
 _AGENT = re.compile(r"^\*{7}\s*\n^Agent (\d+)\s*\n^\*{7}\s*$", re.MULTILINE)
 _FIELD = re.compile(r"^(\s*)([^:\n]+?):\s*(.*?)\s*$")
@@ -107,8 +127,9 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
     `gpu_agents`: the GPU ones; `errors`: failure lines verbatim (kfd open,
     HSA_STATUS_ERROR_*, `HSA Error: Incompatible kernel and userspace ...`);
     `done`: the `*** Done ***` trailer was printed; `wsl`: the WSL build ran (its
-    `WSL environment detected.` line, or a failure in its `sources/wsl/` tree). Empty
-    text gives empty lists. Raises ParseError on text that is none of these.
+    `WSL environment detected.` line, or a failure in its `sources/wsl/` tree); `hsa_status`:
+    the HSA status a failure returned (`HSA_STATUS_ERROR_OUT_OF_RESOURCES`, also for the
+    numeric `Call returned 4104` of ROCm 2.x), or None. Empty text gives empty lists. Raises ParseError on text that is none of these.
     """
     lines = text.splitlines()
     errors = [ln.strip() for ln in lines if any(p.match(ln.strip()) for p in _ERROR_PATTERNS)]
@@ -122,6 +143,12 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
     wsl = _WSL.search(text) is not None
     if text.strip() and not (agents or errors or rock or runtime or wsl):
         raise ParseError(f"not rocminfo output: {text.strip()[:80]!r}")
+    status = None
+    for line in errors:
+        named, code = _STATUS_NAME.search(line), _STATUS_CODE.search(line)
+        if named or code:
+            status = named.group(1) if named else _HSA_STATUS.get(int(code.group(1)), f"HSA status {code.group(1)}")
+            break
     return {
         "rock_loaded": None if rock is None else rock.group(1) is None,
         "runtime_version": runtime.group(1) if runtime else None,
@@ -130,4 +157,5 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
         "errors": errors,
         "done": bool(re.search(r"^\*\*\* Done \*\*\*", text, re.MULTILINE)),
         "wsl": wsl,
+        "hsa_status": status,
     }

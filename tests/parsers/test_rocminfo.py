@@ -56,7 +56,7 @@ def test_rock_not_loaded():
 
 def test_empty_stdout_is_empty_not_an_error():
     assert parse("") == {"rock_loaded": None, "runtime_version": None, "agents": [], "gpu_agents": [],
-                         "errors": [], "done": False, "wsl": False}
+                         "errors": [], "done": False, "wsl": False, "hsa_status": None}
 
 
 @pytest.mark.parametrize("text,errors", [
@@ -81,6 +81,33 @@ def test_the_wsl_build_is_recognised_with_its_refusals(text: str, errors: list[s
 def test_a_native_failure_is_not_wsl():
     out = parse("hsa api call failure at: /src/rocminfo/rocminfo.cc:1142\n")
     assert out["wsl"] is False
+
+
+def test_rocm2_one_line_failure_with_a_numeric_status():
+    # ROCm/legacy-rocm-build#739 (RX 580, ROCm 2.1), verbatim: the whole output
+    line = ("hsa api call failure at line 900, file: /data/jenkins_workspace/compute-rocm-rel-2.1/rocminfo/"
+            "rocminfo.cc. Call returned 4104")
+    out = parse(line + "\n")
+    assert out["errors"] == [line]
+    assert out["hsa_status"] == "HSA_STATUS_ERROR_OUT_OF_RESOURCES"   # 4104 = 0x1008 in hsa.h
+
+
+def test_rocm72_generic_status_without_a_suffix():
+    # ROCm/legacy-rocm-build#5942 (RX 7800 XT + RX 580, ROCm 7.2.0, Debian 13), verbatim
+    text = ("ROCk module version 6.16.13 is loaded\n"
+            "hsa api call failure at: /longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_"
+            "profiles/src/rocm-systems/projects/rocminfo/rocminfo.cc:1329\n"
+            "Call returned HSA_STATUS_ERROR: A generic error has occurred.\n")
+    out = parse(text)
+    assert out["rock_loaded"] is True and out["gpu_agents"] == [] and out["done"] is False
+    assert out["errors"][-1] == "Call returned HSA_STATUS_ERROR: A generic error has occurred."
+    assert out["hsa_status"] == "HSA_STATUS_ERROR"
+
+
+def test_status_of_the_usual_failure():
+    r = parse((FIX / "kfd-enomem-rocm3.5.txt").read_text())
+    assert r["hsa_status"] == "HSA_STATUS_ERROR_OUT_OF_RESOURCES"
+    assert parse((FIX / "mi300x-x4.txt").read_text())["hsa_status"] is None
 
 
 def test_garbage_raises():
