@@ -40,6 +40,7 @@ DECIDING = {
     "amdsmi-python-deps-missing": "amd-smi list --json: ModuleNotFoundError: No module named 'yaml'",
     "framework-without-rocm": "/scratch/job.log:1: RuntimeError: Found no NVIDIA driver on your system.",
     "gfx-override-mismatch": "env: HSA_OVERRIDE_GFX_VERSION=\"10.3.0\"",
+    "legacy-gpu-breaks-runtime": "KFD GPU 0000:0c:00.0: gfx_target_version 80003 (gfx803)",
 }
 
 
@@ -326,3 +327,27 @@ def test_gfx_override_not_in_version_form_is_named(tmp_path) -> None:
     s = {s.step_id: s for s in report.runbooks[0].steps}["override"]
     assert s.state == State.WARN
     assert s.check.message == "HSA_OVERRIDE_GFX_VERSION=gfx1030 is not in the MAJOR.MINOR.STEPPING form (10.3.0) the runtime reads"
+
+
+def test_a_gfx8_gpu_is_named_only_where_the_runtime_fails_beside_a_newer_one() -> None:
+    """#5942's node: the rocminfo step quotes the runtime's failure and every KFD GPU; the same GPUs
+    with a rocminfo that starts (ROCm 6.4.1 in #6883), or the RX 580 alone, are not this cause."""
+    steps = {s.step_id: s for s in _triage_sim(real_causes.legacy_gpu_breaks_runtime()).runbooks[0].steps}
+    ri = steps["rocminfo"]
+    assert ri.state == State.FAIL and ri.check.message.startswith("rocminfo failed (HSA_STATUS_ERROR) on a node whose KFD lists gfx803")
+    assert ri.check.evidence[0] == "rocminfo: Call returned HSA_STATUS_ERROR: A generic error has occurred."
+    assert "KFD GPU 0000:0b:00.0: gfx_target_version 110001 (gfx1101)" in ri.check.evidence
+    # rocminfo starts: nothing to say about the old card here (the libraries step still warns on gfx803)
+    from rocmdoctor.simnode.node import SimNode
+
+    node = SimNode("ws-rocm641", gpus=real_causes.legacy_gpu_breaks_runtime().gpus, rocm_version="6.4.1")
+    report = _triage_sim(node).runbooks[0]
+    assert {s.step_id: s for s in report.steps}["rocminfo"].state == State.PASS
+    assert "legacy-gpu-breaks-runtime" not in [d.diagnosis_id for d in report.diagnoses]
+    # the RX 580 alone failing: the generic failure, not "beside newer GPUs"
+    node = real_causes.legacy_gpu_breaks_runtime()
+    node.gpus = node.gpus[1:]
+    report = _triage_sim(node).runbooks[0]
+    ri = {s.step_id: s for s in report.steps}["rocminfo"]
+    assert ri.state == State.FAIL and ri.check.message == "rocminfo failed: Call returned HSA_STATUS_ERROR: A generic error has occurred."
+    assert "legacy-gpu-breaks-runtime" not in [d.diagnosis_id for d in report.diagnoses]

@@ -36,8 +36,8 @@ from rocmdoctor.simnode.scenarios.gpu_not_visible import _set_klog
 from rocmdoctor.simnode.tools import amdgpu_init_lines
 from rocmdoctor.simnode.scenarios.real_causes_ops import (  # noqa: F401 - re-exported for tests and demos
     amdsmi_python_deps_missing, amdsmi_python_mismatch, apu_allocations_in_gtt, framework_without_rocm, gfx_override_mismatch, busy_pinned_idle_process, container_host_driver_missing, fan_curve_too_quiet,
-    idle_at_top_clock, kfd_open_invalid_argument, rootless_gid_not_mapped, throttled_bit_at_idle, wsl_gpu_unsupported,
-    wsl_node,
+    idle_at_top_clock, kfd_open_invalid_argument, legacy_gpu_breaks_runtime, rootless_gid_not_mapped, throttled_bit_at_idle,
+    wsl_gpu_unsupported, wsl_node,
 )
 
 #: rocminfo on the Pitcairn machine (ROCm/legacy-rocm-build#2232, verbatim)
@@ -336,6 +336,8 @@ GPU_NOT_VISIBLE = [
      framework_without_rocm, "log", "framework-without-rocm", {"log": "/scratch/job.log"}),
     ("gfx-override-mismatch", "HSA_OVERRIDE_GFX_VERSION=10.3.0 on a gfx942 node: the runtime loads gfx1030 code",
      gfx_override_mismatch, "override", "gfx-override-mismatch"),
+    ("legacy-gpu-breaks-runtime", "RX 7800 XT beside an RX 580 (gfx803) under ROCm 7.2: rocminfo 'HSA_STATUS_ERROR: A generic error'",
+     legacy_gpu_breaks_runtime, "rocminfo", "legacy-gpu-breaks-runtime"),
     ("kfd-parameter-invalid", "amdgpu.sched_policy=4 in modprobe.d: 'amdgpu: sched_policy has invalid value', KFD never starts",
      kfd_module_parameter_invalid, "kernel_log", "kfd-module-parameter-invalid"),
 ]

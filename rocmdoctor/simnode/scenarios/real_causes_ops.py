@@ -22,6 +22,8 @@ real_causes.SCENARIOS (this module defines none of its own).
   (Comfy-Org/ComfyUI#2058).
 - gfx-override-mismatch: the same node with HSA_OVERRIDE_GFX_VERSION=10.3.0 in its environment, the
   value ROCm/legacy-rocm-build#5238's MI210 was left under.
+- legacy-gpu-breaks-runtime: an RX 7800 XT beside an RX 580 under ROCm 7.2.0, whose rocminfo fails with
+  the generic HSA_STATUS_ERROR (ROCm/legacy-rocm-build#5942, verbatim).
 """
 
 from __future__ import annotations
@@ -273,4 +275,28 @@ def gfx_override_mismatch() -> SimNode:
     node = healthy()
     node.description = "HSA_OVERRIDE_GFX_VERSION=10.3.0 (gfx1030) left in the environment of a gfx942 node"
     node.env["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"
+    return node
+
+
+#: rocminfo of ROCm 7.2.0 on Debian 13 with an RX 7800 XT and an RX 580 (ROCm/legacy-rocm-build#5942, verbatim)
+ROCMINFO_GENERIC_HSA_ERROR = """ROCk module version 6.16.13 is loaded
+hsa api call failure at: /longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_profiles/src/rocm-systems/projects/rocminfo/rocminfo.cc:1329
+Call returned HSA_STATUS_ERROR: A generic error has occurred.
+"""
+
+
+def legacy_gpu_breaks_runtime() -> SimNode:
+    """#5942's desktop: an RX 7800 XT (gfx1101) and a second, older RX 580 (gfx803, Polaris) that amdgpu
+    and KFD bring up; ROCm 7.2.0's runtime does not start with the GFX8 card in the topology."""
+    new = SimGPU(index=0, bdf="0000:0b:00.0", device_id=0x747E, subsystem_device_id=0x0E36,
+                 market_name="AMD Radeon RX 7800 XT", gfx_target="gfx1101", vram_total=16 * GIB,
+                 vram_used=300 * 1024 * 1024, edge_temp=36.0, junction_temp=38.0, power_w=12.0,
+                 power_cap_w=263.0, power_cap_default_w=263.0)
+    old = SimGPU(index=1, bdf="0000:0c:00.0", device_id=0x67DF, subsystem_device_id=0x0B37,
+                 market_name="Radeon RX 580 Series", gfx_target="gfx803", vram_total=8 * GIB,
+                 vram_used=60 * 1024 * 1024, edge_temp=34.0, junction_temp=34.0, power_w=9.0,
+                 power_cap_w=185.0, power_cap_default_w=185.0)
+    node = SimNode("ws-7800xt-rx580", gpus=[new, old], rocm_version="7.2.0",
+                   description="RX 7800 XT beside an RX 580 (gfx803): ROCm 7.2's rocminfo fails with HSA_STATUS_ERROR")
+    node.command("rocminfo", "", stdout=ROCMINFO_GENERIC_HSA_ERROR, rc=1)
     return node
