@@ -102,7 +102,10 @@ def compile_plan(catalog: Catalog, runbook_ids: Iterable[str] = (), user_vars: d
     gathers = check_gathers(used.values(), vars)
     keys = {g.key for g in gathers}
     gathers += [g for g in (GatherSpec(kind="tail", target=p) for p in logs) if g.key not in keys]
-    signatures = catalog.signatures if logs else tuple(s for s in catalog.signatures if s.family == "kernel")
+    # without a job log: the kernel log's and rocminfo's own lines are the text the probe brings
+    from rocmdoctor.engine.signatures import NODE_TEXT_FAMILIES
+
+    signatures = catalog.signatures if logs else tuple(s for s in catalog.signatures if s.family in NODE_TEXT_FAMILIES)
     return Plan(runbooks=runbooks, checks=used, gathers=tuple(gathers), vars=vars, logs=logs,
                 signatures=signatures, standby=standby, fingerprint=fingerprint)
 

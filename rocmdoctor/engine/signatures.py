@@ -130,11 +130,19 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
 #: the kernel-log gathers the driver and kernel checks already put in the probe
 #: (checks/driver.yaml, checks/kernel.yaml): matched here at no extra cost
 KERNEL_LOGS = ("command:dmesg", "command:journalctl -k -b --no-pager")
+#: rocminfo's own output, read by the probe. Only the runtime's status lines (family hsa) are
+#: matched there: runtime.rocminfo_errors reads the rest (the /dev/kfd errno, the group check)
+#: with the node's context, which a signature lacks (root refused is not a group problem).
+ROCMINFO = "command:rocminfo"
+ROCMINFO_FAMILIES = ("hsa",)
+#: the signature families matched against what the probe itself reads, with no job log given
+NODE_TEXT_FAMILIES = ("kernel", *ROCMINFO_FAMILIES)
 
 
 def match_logs(plan: "Plan", evidence: dict[str, Evidence]) -> tuple[list[SignatureMatch], list[tuple[str, str]]]:
-    """Signature matches in the plan's job logs (every family) and in the kernel log the
-    probe read (kernel-line signatures only), and (path, why unread) per job log."""
+    """Signature matches in the plan's job logs (every family), in the kernel log the probe
+    read (kernel-line signatures only) and in its rocminfo output (rocminfo and HSA
+    signatures), and (path, why unread) per job log."""
     matches: list[SignatureMatch] = []
     logs: list[tuple[str, str]] = []
     for path in plan.logs:
@@ -150,6 +158,14 @@ def match_logs(plan: "Plan", evidence: dict[str, Evidence]) -> tuple[list[Signat
         if ev is not None and ev.status == "ok" and isinstance(ev.value, dict) and ev.value.get("stdout"):
             matches += match_text(kernel_sigs, str(ev.value["stdout"]), ev.source)
             break  # dmesg, or the journal where dmesg is restricted: the same lines
+    # rocminfo's lines: the runbooks' own checks read them first, so a match there only names a
+    # cause where the runbook found none (a fallback), and routes to no runbook that was not asked for
+    asked = {rb.id for rb in plan.runbooks}
+    runtime_sigs = [s for s in plan.signatures if s.family in ROCMINFO_FAMILIES and s.runbook in asked]
+    ev = evidence.get(ROCMINFO)
+    if runtime_sigs and ev is not None and ev.status == "ok" and isinstance(ev.value, dict):
+        text = f"{ev.value.get('stdout', '')}\n{ev.value.get('stderr', '')}"
+        matches += [replace(m, fallback=True) for m in match_text(runtime_sigs, text, ev.source)]
     matches.sort(key=lambda m: CONFIDENCE_RANK.get(m.confidence, 9))  # stable: log order kept within a rank
     return matches, logs
 

@@ -166,3 +166,25 @@ def test_docs_list_every_signature() -> None:
     listed = set(re.findall(r"^\| `([a-z0-9-]+)` \|", doc, re.MULTILINE))
     assert listed == {s.id for s in sigs}
     assert f"\n{len(sigs)} signatures.\n" in doc
+
+
+def test_the_probes_own_rocminfo_runtime_status_names_a_cause_only_as_a_fallback(tmp_path: Path) -> None:
+    """A ticket with only rocminfo's generic HSA failure (ROCm/legacy-rocm-build#5942, verbatim): the
+    HSA signature names its cause at low confidence, quoting rocminfo's line; rocminfo's /dev/kfd
+    lines stay with runtime.rocminfo_errors, and no other runbook is pulled in."""
+    from rocmdoctor.engine.core import TriageRequest, triage_target
+
+    d = tmp_path / "ticket" / "commands" / "rocminfo"
+    d.mkdir(parents=True)
+    (d / "stdout").write_text(
+        "ROCk module version 6.16.13 is loaded\n"
+        "hsa api call failure at: /longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_"
+        "profiles/src/rocm-systems/projects/rocminfo/rocminfo.cc:1329\n"
+        "Call returned HSA_STATUS_ERROR: A generic error has occurred.\n")
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path / "ticket"), runbooks=("gpu-not-visible",)))
+    assert [r.runbook_id for r in report.runbooks] == ["gpu-not-visible"]
+    rb = report.runbooks[0]
+    first = rb.diagnoses[0]
+    assert (first.diagnosis_id, first.confidence) == ("legacy-gpu-breaks-runtime", "low")
+    assert first.evidence[0] == "rocminfo:3: Call returned HSA_STATUS_ERROR: A generic error has occurred."
+    assert any("gfx_target_version" in f for f in first.follow_up)
