@@ -37,14 +37,15 @@ _CPU_NAME = re.compile(r"\bCPU\b|Processor|EPYC|Xeon")
 def parse_rocm_bandwidth_validation(text: str) -> dict[str, Any]:
     """The devices and the Data Path Validation matrix of `rocm_bandwidth_test -v`.
 
-    Returns `{devices: {index: {index, name, uuid, bdf, kind, label}}, paths: [{src, dst, result}],
+    Returns `{found, devices: {index: {index, name, uuid, bdf, kind, label}}, paths: [{src, dst, result}],
     failed: [{src, dst, src_name, dst_name, kind, gpu}], passed: int, lines: [matrix lines]}`; a
     device's `label` (and a failed path's src/dst_name) is `device N (name[, bus address])`;
     `gpu` is the label of a host-GPU path's GPU end (None for other paths).
     `kind` of a device is "gpu" when its line carries a UUID and bus address, "cpu" when its
     name reads like a processor, else "device"; a failed path's kind is "host-gpu", "gpu-gpu"
-    or "within-device" (the agents besides the host are GPUs). Raises ParseError when the text
-    has no validation matrix.
+    or "within-device" (the agents besides the host are GPUs). Text without a "Data Path
+    Validation" section (a job log, a run without -v) gives `found: False` and no paths; a
+    section whose matrix cannot be read raises ParseError.
     """
     lines = text.splitlines()
     devices: dict[int, dict[str, Any]] = {}
@@ -61,7 +62,8 @@ def parse_rocm_bandwidth_validation(text: str) -> dict[str, Any]:
                 "label": f"device {m.group(1)} ({name}" + (f", {parts[-1]})" if gpu else ")")}
     start = next((i for i, line in enumerate(lines) if line.strip() == "Data Path Validation"), None)
     if start is None:
-        raise ParseError("no 'Data Path Validation' matrix (not `rocm_bandwidth_test -v` output)")
+        # a job log, or rocm_bandwidth_test run without -v: nothing validated, not a malformed report
+        return {"found": False, "devices": devices, "paths": [], "failed": [], "passed": 0, "lines": []}
     columns: list[int] = []
     paths: list[dict[str, Any]] = []
     matrix_lines: list[str] = []
@@ -101,5 +103,5 @@ def parse_rocm_bandwidth_validation(text: str) -> dict[str, Any]:
 
     failed = [{**p, "src_name": label(p["src"]), "dst_name": label(p["dst"]), "kind": kind(p), "gpu": gpu_end(p)}
               for p in paths if p["result"] == "FAIL"]
-    return {"devices": devices, "paths": paths, "failed": failed,
+    return {"found": True, "devices": devices, "paths": paths, "failed": failed,
             "passed": sum(1 for p in paths if p["result"] == "PASS"), "lines": matrix_lines}

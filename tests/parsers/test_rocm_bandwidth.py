@@ -40,10 +40,19 @@ def test_current_layout_names_gpus_by_bus_address() -> None:
 
 
 @pytest.mark.parametrize("text,match", [
-    ("RocmBandwidthTest Version: 2.6.0\n\nDevice: 0,  AMD EPYC 9474F 48-Core Processor\n", "no 'Data Path Validation'"),
     ("Data Path Validation\n\nD/D  0  1\n\n0  N/A\n", "has 1 results for 2 devices"),
     ("Data Path Validation\n\nnothing here\n", "without its matrix"),
 ])
 def test_not_a_validation_report_is_said(text: str, match: str) -> None:
     with pytest.raises(ParseError, match=match):
         parse_rocm_bandwidth_validation(text)
+
+
+@pytest.mark.parametrize("text", [
+    "RocmBandwidthTest Version: 2.6.0\n\nDevice: 0,  AMD EPYC 9474F 48-Core Processor\n",   # run without -v
+    "epoch 1 loss 0.31\nepoch 2 loss 0.27\n",                                               # a job's own log
+    "",
+])
+def test_text_without_a_validation_section_is_found_false(text: str) -> None:
+    r = parse_rocm_bandwidth_validation(text)
+    assert r["found"] is False and r["paths"] == [] and r["failed"] == [] and r["passed"] == 0

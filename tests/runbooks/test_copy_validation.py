@@ -1,6 +1,7 @@
 """hw.copy_validation reads `rocm_bandwidth_test -v` output given with --log: FAIL on a host path
-names the GPU and quotes the failing rows; an all-PASS report passes; a log that is not such a
-report is UNKNOWN with the parser's reason; without --log the step is skipped."""
+names the GPU and quotes the failing rows; an all-PASS report passes; a log without such a report
+(a job's own log) does not apply, a report whose matrix cannot be read is UNKNOWN with the parser's
+reason; without --log the step is skipped."""
 
 from __future__ import annotations
 
@@ -51,11 +52,40 @@ def test_all_pass_report_passes(tmp_path: Path) -> None:
     assert s.check.message == "every copy path rocm_bandwidth_test -v ran passed data validation (96 path(s))"
 
 
-def test_other_log_is_unknown_with_the_reason(tmp_path: Path) -> None:
+def test_other_log_is_not_applicable_not_unknown(tmp_path: Path) -> None:
+    """--log is usually the job's own log: without a validation matrix the step does not apply, so a
+    healthy node with a job log stays OK (it was UNKNOWN, exit 3, on every such triage)."""
     bundle = _bundle_with(tmp_path, "[    5.1] amdgpu 0000:05:00.0: amdgpu: GPU reset begin!\n")
     s = steps(_triage_bundle(bundle, "/ticket/rbt.txt"))["copies"]
-    assert s.state == State.UNKNOWN
-    assert "no 'Data Path Validation' matrix (not `rocm_bandwidth_test -v` output)" in s.check.message
+    assert s.state == State.SKIPPED
+    assert "/ticket/rbt.txt holds no `rocm_bandwidth_test -v` output (no Data Path Validation matrix)" in s.skipped_because
+
+
+def test_a_malformed_matrix_is_unknown_with_the_reason(tmp_path: Path) -> None:
+    bundle = _bundle_with(tmp_path, "Data Path Validation\n\nD/D  0  1\n\n0  N/A\n")
+    s = steps(_triage_bundle(bundle, "/ticket/rbt.txt"))["copies"]
+    assert s.state == State.UNKNOWN and "has 1 results for 2 devices" in s.check.message
+
+
+def test_healthy_node_with_its_job_log_exits_ok(tmp_path: Path) -> None:
+    """The Slurm epilog use: `rocmdoctor triage --log JOB.log` on a healthy node is OK (exit 0)."""
+    import subprocess
+    import sys
+
+    import tarfile
+
+    archive = tmp_path / "healthy.tar.gz"
+    cap = subprocess.run([sys.executable, "-m", "rocmdoctor", "capture", "demo:healthy-mi300x", "-o", str(archive)],
+                         capture_output=True, text=True, timeout=120)
+    assert cap.returncode == 0, cap.stderr
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path / "x", filter="data")
+    bundle = next((tmp_path / "x").iterdir())
+    (bundle / "files" / "scratch").mkdir(parents=True)
+    (bundle / "files" / "scratch" / "job.log").write_text("epoch 1 loss 0.31\nepoch 2 loss 0.27\n")
+    out = subprocess.run([sys.executable, "-m", "rocmdoctor", "triage", "--from", str(bundle), "--log", "/scratch/job.log"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout[-2000:]
 
 
 def test_without_a_log_the_step_is_skipped() -> None:
