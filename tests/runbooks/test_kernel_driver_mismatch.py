@@ -141,6 +141,18 @@ def test_rocm_userspace_refuses_old_driver(tmp_path: Path, plan) -> None:
     assert "AMD tested this driver with ROCm 5.6, 5.7, 6.0, 6.1, 6.2 only." in cause
 
 
+def test_a_driver_without_a_tested_window_in_the_table_is_not_judged(tmp_path: Path, plan) -> None:
+    """amdgpu 6.16.13 is ROCm 7.2's KMD (rocminfo of ROCm/legacy-rocm-build#5942); the table has no
+    window for it yet: no warning that 'AMD tested only with ROCm ' (an empty list)."""
+    node = kd.healthy()
+    node.driver_version, node.rocm_version = "6.16.13", "7.2.0"
+    _, report = triage(node, tmp_path, plan)
+    s = steps(report)["userspace"]
+    assert s.state == State.PASS
+    assert s.check.message == ("amdgpu driver 6.16.13 is the ROCm 7.2 kernel driver, and rocmdoctor's table holds no "
+                               "tested user-space window for it yet: ROCm 7.2.0 vs this driver is not judged")
+
+
 def test_userspace_outside_tested_window_without_refusal_warns(tmp_path: Path, plan) -> None:
     node = kd.healthy()
     node.driver_version, node.rocm_version = "6.3.6", "6.4.0"
