@@ -53,8 +53,11 @@ def static_stub(root: str, tool: str, argvs: list[str]) -> str:
     return "".join(lines)
 
 
-def custom_stub(root: str, tool: str, body: str) -> str:
-    return header(root, tool, "custom stateful stub") + body.rstrip("\n") + "\n"
+def custom_stub(root: str, tool: str, body: str, static: str = "") -> str:
+    """A stateful stub; `$STATIC` is the tool's static-answer stub (the node's rendered output), for
+    the argv the body does not handle itself ("" when the node has none)."""
+    return (header(root, tool, "custom stateful stub") + f"STATIC={shlex.quote(static)}\n"
+            + body.rstrip("\n") + "\n")
 
 
 MODPROBE = r"""

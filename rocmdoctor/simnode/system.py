@@ -197,6 +197,13 @@ ROCBLAS_LAZY_TARGETS = ("gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx900", "g
                         "gfx940", "gfx941", "gfx942")
 
 
+def rocblas_index(target: str) -> str:
+    """The index file of a rocBLAS build with kernels for `target`, for nodes whose GPU came after
+    ROCm 6.0's list: rocBLAS's own "List of available TensileLibrary Files" in ROCm/ROCm#5452 (a
+    2026 build) lists TensileLibrary_lazy_gfx1151.dat and _gfx1201.dat among others."""
+    return f"/opt/rocm/lib/rocblas/library/TensileLibrary_lazy_{target}.dat"
+
+
 def _rocm_build(version: str) -> str:
     """/opt/rocm/.info/version reads e.g. '6.2.0-66' (release plus build number)."""
     return {"6.2.0": "66", "6.1.0": "82", "6.0.0": "91"}.get(version, "1")

@@ -298,7 +298,8 @@ def job_too_big() -> SimNode:
     """llama.cpp (HIP) cannot fit a 70B model: GPU 0 held by the job itself, 'cudaMalloc failed: out of memory'."""
     node = healthy()
     _holder(node, 0, SimProcess(pid=51230, name="llama-server", vram_bytes=181 * GIB, user="alice"))
-    node.gpus[0].gfx_activity = 100
+    # the job runs: busy, memory traffic and power near the cap (the busy-healthy demo's real load)
+    node.gpus[0].gfx_activity, node.gpus[0].mem_activity, node.gpus[0].power_w = 100, 40, 690.0
     _job_log(node, GGML_LINES + ["llama_init_from_model: failed to initialize the context: failed to allocate "
                                  "compute pp buffers"])
     return node
@@ -331,7 +332,10 @@ def apu_carveout_full() -> SimNode:
                market_name="AMD Radeon 8060S", gfx_target="gfx1151", vram_total=536870912,
                vram_used=509 * 1024 * 1024, gtt_total=118111600640, gtt_used=21 * GIB, edge_temp=52.0,
                junction_temp=54.0, power_w=38.0, power_cap_w=120.0, power_cap_default_w=120.0)
-    return SimNode("strix-apu", gpus=[g], description="Strix Halo APU: full 512 MiB carve-out, model in GTT")
+    from rocmdoctor.simnode.system import rocblas_index
+
+    node = SimNode("strix-apu", gpus=[g], description="Strix Halo APU: full 512 MiB carve-out, model in GTT")
+    return node.file(rocblas_index("gfx1151"), "")   # a healthy node's ROCm has kernels for its GPU
 
 
 CASES: list[tuple[str, str, Callable[[], SimNode], str, str, dict]] = [

@@ -87,7 +87,7 @@ def _kfd_refused(name: str, gpu: SimGPU, kfd_line: str, rocminfo_out: str, rc: i
 def kfd_asic_not_supported() -> SimNode:
     g = SimGPU(index=0, bdf="0000:01:00.0", device_id=0x6811, subsystem_device_id=0x2015,
                market_name="AMD Radeon R7 370", gfx_target="gfx600", vram_total=2 * GIB, vram_used=96 * 1024 * 1024,
-               edge_temp=38.0, junction_temp=38.0, power_cap_w=150.0)
+               edge_temp=38.0, junction_temp=38.0, power_w=15.0, power_cap_w=150.0, power_cap_default_w=150.0)
     return _kfd_refused("r7-370-desktop", g, "kfd kfd: amdgpu: PITCAIRN  not supported in kfd", ROCMINFO_PITCAIRN, 1,
                         "Radeon R7 370 (Pitcairn): amdgpu drives the display, KFD does not support the ASIC")
 
@@ -95,7 +95,7 @@ def kfd_asic_not_supported() -> SimNode:
 def kfd_pci_rejects_atomics() -> SimNode:
     g = SimGPU(index=0, bdf="0000:01:00.0", device_id=0x699F, subsystem_device_id=0x83E9,
                market_name="AMD Radeon RX 550", gfx_target="gfx804", vram_total=2 * GIB, vram_used=64 * 1024 * 1024,
-               edge_temp=45.0, junction_temp=45.0, power_cap_w=50.0)
+               edge_temp=45.0, junction_temp=45.0, power_w=8.0, power_cap_w=50.0, power_cap_default_w=50.0)
     return _kfd_refused("elitebook-850g5", g, "kfd kfd: skipped device 1002:699f, PCI rejects atomics", ROCMINFO_4104, 1,
                         "RX 550 behind a chipset root port without PCIe atomics: KFD skipped it")
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from rocmdoctor.simnode.gpu import GIB, SimGPU, SimProcess
 from rocmdoctor.simnode.node import SimNode
+from rocmdoctor.simnode.system import rocblas_index
 
 #: rocm-smi on a Vega Frontier Edition under hipCaffe training (ROCm/legacy-rocm-build#196, verbatim)
 ROCM_SMI_VEGA_FE_94C = """====================    ROCm System Management Interface    ====================
@@ -131,7 +132,7 @@ case "$*" in
   echo auto > "$d/power_dpm_force_performance_level"
   sed -e 's/ \*$/ /' -e '1s/ $/ */' "$d/pp_dpm_sclk" > "$d/pp_dpm_sclk.new" && cat "$d/pp_dpm_sclk.new" > "$d/pp_dpm_sclk" && rm -f "$d/pp_dpm_sclk.new"
   exit 0 ;;
-*) echo "amd-smi: this simulated node answers only 'set --perf-level AUTO -g BDF'" >&2; exit 2 ;;
+*) exec "$STATIC" "$@" ;;   # every read answers from the node's GPUs, as on the other nodes
 esac
 """
 
@@ -159,7 +160,8 @@ def busy_pinned_idle_process() -> SimNode:
                            power_w=watts, power_cap_w=300.0, power_cap_default_w=300.0,
                            gfx_activity=100, mem_activity=mem,
                            processes=[SimProcess(pid=213952, name="python3.12", vram_bytes=21008920000)]))
-    return SimNode("localai2", gpus=gpus, description="2x R9700 pinned at 100 % busy by an idle ROCm process")
+    node = SimNode("localai2", gpus=gpus, description="2x R9700 pinned at 100 % busy by an idle ROCm process")
+    return node.file(rocblas_index("gfx1201"), "")   # vLLM ran on them: this ROCm has gfx1201 kernels
 
 
 #: PyTorch on the Strix Halo of ROCm/TheRock#1054 (verbatim): "total capacity" is the 15.24 GiB GTT pool
@@ -180,6 +182,7 @@ def apu_allocations_in_gtt() -> SimNode:
                power_w=12.0, power_cap_w=120.0, power_cap_default_w=120.0)
     node = SimNode("evo-x2", gpus=[g], description="Strix Halo: 96 GB VRAM carve-out, PyTorch limited to the 15 GiB GTT")
     node.file("/scratch/job.log", PYTORCH_OOM_STRIX_HALO)
+    node.file(rocblas_index("gfx1151"), "")   # TheRock's ROCm runs PyTorch on gfx1151: rocBLAS has its kernels
     # the kernel's default: ttm limits GTT to half of the RAM it sees (32 GB left beside the carve-out)
     node.file("/sys/module/ttm/parameters/pages_limit", f"{int(15.24 * GIB) // 4096}\n", mode=0o644)
     return node
@@ -296,7 +299,7 @@ def legacy_gpu_breaks_runtime() -> SimNode:
                  market_name="Radeon RX 580 Series", gfx_target="gfx803", vram_total=8 * GIB,
                  vram_used=60 * 1024 * 1024, edge_temp=34.0, junction_temp=34.0, power_w=9.0,
                  power_cap_w=185.0, power_cap_default_w=185.0)
-    node = SimNode("ws-7800xt-rx580", gpus=[new, old], rocm_version="7.2.0",
+    node = SimNode("ws-7800xt-rx580", gpus=[new, old], rocm_version="7.2.0", driver_version="6.16.13",
                    description="RX 7800 XT beside an RX 580 (gfx803): ROCm 7.2's rocminfo fails with HSA_STATUS_ERROR")
     node.command("rocminfo", "", stdout=ROCMINFO_GENERIC_HSA_ERROR, rc=1)
     return node
