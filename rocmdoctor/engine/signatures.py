@@ -141,8 +141,8 @@ NODE_TEXT_FAMILIES = ("kernel", *ROCMINFO_FAMILIES)
 
 def match_logs(plan: "Plan", evidence: dict[str, Evidence]) -> tuple[list[SignatureMatch], list[tuple[str, str]]]:
     """Signature matches in the plan's job logs (every family), in the kernel log the probe
-    read (kernel-line signatures only) and in its rocminfo output (rocminfo and HSA
-    signatures), and (path, why unread) per job log."""
+    read (kernel-line signatures only) and in its rocminfo output (the runtime's status
+    signatures, as fallbacks), and (path, why unread) per job log."""
     matches: list[SignatureMatch] = []
     logs: list[tuple[str, str]] = []
     for path in plan.logs:

@@ -129,7 +129,8 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
     `done`: the `*** Done ***` trailer was printed; `wsl`: the WSL build ran (its
     `WSL environment detected.` line, or a failure in its `sources/wsl/` tree); `hsa_status`:
     the HSA status a failure returned (`HSA_STATUS_ERROR_OUT_OF_RESOURCES`, also for the
-    numeric `Call returned 4104` of ROCm 2.x), or None. Empty text gives empty lists. Raises ParseError on text that is none of these.
+    numeric `Call returned 4104` of ROCm 2.x), or None. Empty text gives empty lists.
+    Raises ParseError on text that is none of these.
     """
     lines = text.splitlines()
     errors = [ln.strip() for ln in lines if any(p.match(ln.strip()) for p in _ERROR_PATTERNS)]

@@ -250,9 +250,10 @@ def _write_tools(node: "SimNode", root: str, answers: dict[str, dict[str, "Answe
                     "gpasswd": stubs.custom_stub(root, "gpasswd", stubs.GPASSWD),
                     "id": stubs.custom_stub(root, "id", stubs.ID)})
     for tool, body in node._stubs.items():
+        static = ""
         if tool in scripts:   # the node's own answers stay reachable: a custom stub ends `exec "$STATIC" "$@"`
-            scripts[f".{tool}.static"] = scripts[tool]
-        scripts[tool] = stubs.custom_stub(root, tool, body, static=f"{bindir}/.{tool}.static" if f".{tool}.static" in scripts else "")
+            scripts[f".{tool}.static"], static = scripts[tool], f"{bindir}/.{tool}.static"
+        scripts[tool] = stubs.custom_stub(root, tool, body, static=static)
     for tool in node._no_tools:
         scripts.pop(tool, None)
     for tool, text in scripts.items():
