@@ -82,18 +82,48 @@ def parse_gres_conf(text: str) -> dict[str, Any]:
 
 
 _SLURMD_START = re.compile(r"\bslurmd version \S+ started\s*$")
+_DETECTED = re.compile(r"\b(\d+) GPU system device\(s\) detected")
+_GRES_LINE = re.compile(r"^(?:\[[^\]]*\] )?(?:\w+: )?\s+(GRES\[.*)$")
+_DISCARDED = "Discarding the following config-only GPU due to lack of File specification:"
+_IGNORED = "The following autodetected GPUs are being ignored:"
+
+
+def _block(lines: list[str], header: str) -> tuple[str | None, list[str]]:
+    """The last `header` line and the `GRES[...]` lines printed right after it."""
+    at = max((i for i, line in enumerate(lines) if header in line), default=None)
+    if at is None:
+        return None, []
+    gres = []
+    for line in lines[at + 1:]:
+        m = _GRES_LINE.match(line)
+        if not m:
+            break
+        gres.append(m.group(1).strip())
+    return lines[at], gres
 
 
 @parser("slurmd_log")
 def parse_slurmd_log(text: str) -> dict[str, Any]:
-    """The tail of slurmd's log, split at slurmd's last start.
+    """The tail of slurmd's log, split at slurmd's last start, with what the GPU merge said.
 
     slurmd logs `[<time>] slurmd version 25.05.3 started` at every start
     (tests/fixtures/outputs/slurm/slurmd.log-start); a complaint before the last start
-    belongs to a slurmd that is no longer running. Returns `{started: str|None,
-    since_start: [str]}` (every line when the tail holds no start).
+    belongs to a slurmd that is no longer running. When slurmd merges gres.conf with the GPUs
+    it detected (gres_gpu.c `_merge_system_gres_conf`) it prints one `GRES[gpu] ...` line per
+    record under "Discarding the following config-only GPU ..." and "The following autodetected
+    GPUs are being ignored:" (slurmd.log-gpus-ignored-*): a node whose GPUs all work but that
+    registers none of them. Returns `{started: str|None, since_start: [str], detected: int|None,
+    discarded_header: str|None, discarded: [str], ignored_header: str|None, ignored: [str]}`,
+    the merge read from the lines since the last start only (every line when the tail holds no
+    start).
     """
     lines = text.splitlines()
     start = max((i for i, line in enumerate(lines) if _SLURMD_START.search(line)), default=None)
-    return {"started": lines[start] if start is not None else None,
-            "since_start": lines[start + 1:] if start is not None else lines}
+    since = lines[start + 1:] if start is not None else lines
+    counts = [int(m.group(1)) for line in since if (m := _DETECTED.search(line))]
+    discarded_header, discarded = _block(since, _DISCARDED)
+    ignored_header, ignored = _block(since, _IGNORED)
+    return {"started": lines[start] if start is not None else None, "since_start": since,
+            "detected": counts[-1] if counts else None,
+            "discarded_header": discarded_header, "discarded": discarded,
+            "ignored_header": ignored_header, "ignored": ignored}

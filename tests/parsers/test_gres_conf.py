@@ -38,3 +38,27 @@ def test_slurmd_log_is_split_at_the_last_start():
     assert before["started"] == "[2025-09-16T16:31:31.677] slurmd version 25.05.3 started"
     assert not any("Configured with rsmi" in line for line in before["since_start"])
     assert parse_slurmd_log(complaint)["since_start"] == [complaint.strip()]    # no start in the tail
+
+
+def test_slurmd_log_merge_of_configured_and_detected_gpus() -> None:
+    from rocmdoctor.parsers.slurm import parse_slurmd_log
+
+    r = parse_slurmd_log((SLURM / "slurmd.log-gpus-ignored-mi300x").read_text())
+    assert r["detected"] == 8
+    assert r["discarded_header"].endswith("error: Discarding the following config-only GPU due to lack of File specification:")
+    assert r["discarded"] == ["GRES[gpu] Type:8 Count:1 Cores(224):(null)  Links:(null) "
+                              "Flags:HAS_TYPE,ENV_NVML,ENV_RSMI,ENV_ONEAPI,ENV_OPENCL,ENV_DEFAULT File:(null) UniqueId:(null)"]
+    # the stored thread stops at the warning: the header alone still says GPUs are ignored
+    assert r["ignored_header"].endswith("warning: The following autodetected GPUs are being ignored:")
+    assert r["ignored"] == []
+    older = parse_slurmd_log((SLURM / "slurmd.log-gpus-ignored-older").read_text())
+    assert older["detected"] is None and older["discarded_header"] is None
+    assert [g.split(" File:")[1].split(",")[0] for g in older["ignored"]] == ["/dev/nvidia2", "/dev/nvidia2"]
+
+
+def test_slurmd_merge_before_the_last_start_is_history() -> None:
+    from rocmdoctor.parsers.slurm import parse_slurmd_log
+
+    ignored = (SLURM / "slurmd.log-gpus-ignored-older").read_text()
+    r = parse_slurmd_log(ignored + (SLURM / "slurmd.log-start").read_text())
+    assert r["ignored_header"] is None and r["ignored"] == [] and r["detected"] is None

@@ -36,6 +36,7 @@ DECIDING = {
     "kfd-parameter-invalid": "amdgpu: sched_policy has invalid value",
     "target-without-rocblas-kernels": "KFD GPU 0000:03:00.0: gfx1031",
     "slurm-rsmi-missing": "slurmd.log: slurmd-nscale-compute-gpu-16: Configured with rsmi, but that lib wasn't found.",
+    "slurm-gpus-ignored": "slurmd.log: [2025-10-06T15:42:05] warning: The following autodetected GPUs are being ignored:",
     "amdsmi-python-mismatch": "amd-smi list --json: AttributeError: /opt/rocm-7.0.1/lib/libamd_smi.so: undefined symbol: amdsmi_get_gpu_partition_metrics_info",
     "amdsmi-python-deps-missing": "amd-smi list --json: ModuleNotFoundError: No module named 'yaml'",
     "framework-without-rocm": "/scratch/job.log:1: RuntimeError: Found no NVIDIA driver on your system.",
@@ -219,6 +220,26 @@ def test_slurm_autodetect_passes_with_the_library_and_is_skipped_off_slurm() -> 
     assert step.state == State.PASS
     healthy = {s.step_id: s for s in _triage_sim(real_causes.target_without_rocblas_kernels()).runbooks[0].steps}["slurm"]
     assert healthy.state == State.SKIPPED
+
+
+def test_slurm_autodetect_value_slurmd_does_not_know_and_a_merge_before_restart() -> None:
+    # SchedMD in SlinkyProject/slurm-operator#57: "`AutoDetect=amdgpu` is not a valid value for AutoDetect"
+    node = real_causes.slurm_gpus_ignored()
+    node.file("/etc/slurm/gres.conf", "AutoDetect=amdgpu\n")
+    node.remove("/var/log/slurm/slurmd.log")
+    rb = _triage_sim(node).runbooks[0]
+    step = {s.step_id: s for s in rb.steps}["slurm"]
+    assert step.state == State.FAIL and "AutoDetect=amdgpu, a value slurmd does not know" in step.check.message
+    assert step.check.evidence[0] == "/etc/slurm/gres.conf:1: AutoDetect=amdgpu"
+    assert rb.diagnoses[0].diagnosis_id == "slurm-gres-conf-mismatch"
+    assert "not a valid value for AutoDetect" in rb.diagnoses[0].cause
+    # slurmd matches the value as a substring, as gres.c does: "RSMI" and "rsmi,nvml" are known
+    node.file("/etc/slurm/gres.conf", "AutoDetect=RSMI\n")
+    assert {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["slurm"].state == State.PASS
+    # the merge a slurmd logged before its last restart is history
+    node.file("/var/log/slurm/slurmd.log", real_causes.SLURMD_GPUS_IGNORED
+              + "[2025-10-06T15:50:00.000] slurmd version 25.05.3 started\n")
+    assert {s.step_id: s for s in _triage_sim(node).runbooks[0].steps}["slurm"].state == State.PASS
 
 
 def test_igpu_first_device_numbers_follow_numeric_kfd_node_order(tmp_path) -> None:

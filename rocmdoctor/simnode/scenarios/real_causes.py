@@ -18,6 +18,8 @@ rocminfo, an install log), on a machine like the reporter's.
   CONFIG_HSA_AMD (config lines of flatcar/Flatcar#1935 and siderolabs/pkgs#893);
 - no-code-object-for-gpu: an RX 6700 XT (gfx1031) under ROCm 6.0, whose rocBLAS has no kernels for
   it (ROCm/rocBLAS#1339; the index files ROCm 6.0 lists in ROCm/legacy-rocm-build#3015);
+- slurm-gres-conf-mismatch: the same node whose slurmd detects the 8 GPUs and ignores them, a gres.conf
+  record without File= being discarded (SlinkyProject/slurm-operator#57's slurmd lines).
 - slurm-gpu-autodetect-failed: a healthy MI300X Slurm node with AutoDetect=rsmi and slurmd's
   "Configured with rsmi, but that lib wasn't found." (openhpc/ohpc#2057);
 - kfd-module-parameter-invalid: the same node with KFD in the kernel but `amdgpu.sched_policy` out of
@@ -215,6 +217,36 @@ def slurm_rsmi_missing() -> SimNode:
     return node
 
 
+#: slurmd merging gres.conf with the 8 MI300X it detected (SlinkyProject/slurm-operator#57, verbatim up
+#: to the warning, where the stored thread stops)
+SLURMD_GPUS_IGNORED = """\
+[2025-10-06T15:42:05] gpu/rsmi: _get_system_gpu_list_rsmi: 8 GPU system device(s) detected
+[2025-10-06T15:42:05] debug:  Gres GPU plugin: Merging configured GRES with system GPUs
+[2025-10-06T15:42:05] debug2: gres/gpu: _merge_system_gres_conf: gres_list_conf:
+[2025-10-06T15:42:05] debug2:     GRES[gpu] Type:8 Count:1 Cores(224):(null)  Links:(null) \
+Flags:HAS_TYPE,ENV_NVML,ENV_RSMI,ENV_ONEAPI,ENV_OPENCL,ENV_DEFAULT File:(null) UniqueId:(null)
+[2025-10-06T15:42:05] error: Discarding the following config-only GPU due to lack of File specification:
+[2025-10-06T15:42:05] error:     GRES[gpu] Type:8 Count:1 Cores(224):(null)  Links:(null) \
+Flags:HAS_TYPE,ENV_NVML,ENV_RSMI,ENV_ONEAPI,ENV_OPENCL,ENV_DEFAULT File:(null) UniqueId:(null)
+[2025-10-06T15:42:05] warning: The following autodetected GPUs are being ignored:
+"""
+
+
+def slurm_gpus_ignored() -> SimNode:
+    """A healthy 8x MI300X Slurm node whose slurmd loads ROCm SMI and finds all 8 GPUs, then ignores
+    them: gres.conf keeps a GPU record without File= (slurmd printed it as `Type:8 Count:1 ...
+    File:(null)` in #57), which it discards, and no record is left to match the detected GPUs."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+
+    node = healthy()
+    node.file("/etc/slurm/gres.conf", "AutoDetect=rsmi\nName=gpu Type=8\n")
+    node.file("/opt/rocm/lib/librocm_smi64.so.7", "")
+    # `ldconfig -p` line format as in ROCm/legacy-rocm-build#1274: slurmd does find the library
+    node.command("ldconfig", "-p", "\tlibrocm_smi64.so.7 (libc6,x86-64) => /opt/rocm/lib/librocm_smi64.so.7\n")
+    node.file("/var/log/slurm/slurmd.log", SLURMD_GPUS_IGNORED)
+    return node
+
+
 def builtin_amdgpu() -> SimNode:
     """amdgpu compiled into the kernel (CONFIG_DRM_AMDGPU=y, as on Gentoo/Arch custom kernels): no
     /proc/modules line, /sys/module/amdgpu and KFD present. Healthy: tools that look for the module
@@ -328,6 +360,8 @@ GPU_NOT_VISIBLE = [
      target_without_rocblas_kernels, "libraries", "no-code-object-for-gpu"),
     ("slurm-rsmi-missing", "Slurm node: AutoDetect=rsmi, slurmd 'Configured with rsmi, but that lib wasn't found.'",
      slurm_rsmi_missing, "slurm", "slurm-gpu-autodetect-failed"),
+    ("slurm-gpus-ignored", "Slurm node: slurmd detects 8 MI300X, discards a gres.conf record without File= and ignores the GPUs",
+     slurm_gpus_ignored, "slurm", "slurm-gres-conf-mismatch"),
     ("amdsmi-python-mismatch", "amd-smi of ROCm 7.1.1 imports an amdsmi package that loads 7.0.1's libamd_smi.so: undefined symbol",
      amdsmi_python_mismatch, "runtime", "amdsmi-python-mismatch"),
     ("amdsmi-python-deps-missing", "amd-smi's Python cannot import PyYAML: 'ModuleNotFoundError: No module named 'yaml''",
