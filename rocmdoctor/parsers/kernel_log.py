@@ -236,6 +236,10 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     ("firmware_hang", re.compile(r"MES\(?\d?\)? failed to respon(?:d|se)|MES might be in unrecoverable state|"
                                  r"SMU: I'm not done with your previous command")),
     ("page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\] (?:no-)?retry page fault|\[(?:gfx|mm)hub\d*\] page fault")),
+    # the engine that made the faulting access, decoded by gmc_v*.c under the page-fault line
+    # ("Faulty UTCL2 client ID: CPF (0x4)"): CPF, the command processor's fetcher, is where the
+    # MES 0x83 firmware of GC 11.5 faults (ROCm/ROCm#5724, #5616)
+    ("fault_client", re.compile(r"Faulty UTCL2 client ID: (?P<client>\w+) \((?P<client_id>0x[0-9a-fA-F]+)\)")),
     # the GPU's critical-temperature trip: amdgpu powers the node off (swsmu/amdgpu_smu.c,
     # smu_v11_0.c/smu_v13_0.c and powerplay: "ERROR: GPU over temperature range(SW CTF)
     # detected!", "ERROR: System is going to shutdown due to GPU SW CTF!", the HW CTF pair;

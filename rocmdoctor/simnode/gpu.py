@@ -99,6 +99,9 @@ class SimGPU:
     #: empty: the MI300 (SMU 13.0.6) min/current/max form
     sclk_levels: tuple[int, ...] = ()
     perf_level: str = "auto"                    # power_dpm_force_performance_level
+    #: fw_version/<name> files as amdgpu_ucode.c prints them ("0x%08x"), e.g. {"mes_fw_version": "0x00000083"};
+    #: empty: no fw_version directory
+    fw_versions: dict[str, str] = field(default_factory=dict)
     card: int = -1                              # DRM card number; default index
     render_minor: int = -1                      # renderD number; default 128 + index
 

@@ -238,6 +238,8 @@ def amdgpu_device_tree(gpu: SimGPU) -> tuple[Tree, list[str]]:
         tree[f"sys/class/drm/{node}"] = link_to(f"sys/class/drm/{node}", f"{d}/drm/{node}")
         roots.append(f"sys/class/drm/{node}")
     tree[f"sys/class/hwmon/hwmon{hwmon_index(gpu)}"] = link_to(f"sys/class/hwmon/hwmon{hwmon_index(gpu)}", hw)
+    for name, version in gpu.fw_versions.items():
+        tree[f"{d}/fw_version/{name}"] = F(f"{version}\n", 0o444)
     tree[f"{d}/driver"] = link_to(f"{d}/driver", "sys/bus/pci/drivers/amdgpu")
     tree[f"sys/bus/pci/drivers/amdgpu/{gpu.bdf}"] = link_to(f"sys/bus/pci/drivers/amdgpu/{gpu.bdf}", d)
     roots += [ras, f"{d}/hwmon", f"{d}/drm", f"{d}/driver", f"sys/class/hwmon/hwmon{hwmon_index(gpu)}"]

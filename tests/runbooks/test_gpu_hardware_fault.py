@@ -364,3 +364,47 @@ def test_baco_exit_failing_inside_a_failed_reset_is_the_reset(tmp_path: Path) ->
         report = run_triage(transport, compile_plan(load_catalog(), [RB], {}))
     d = diagnoses(report)
     assert list(d)[0] == "gpu-reset-failed" and "gpu-resume-failed" not in d
+
+
+def _firmware_step(node):
+    import tempfile
+
+    from rocmdoctor.testing.triage_helpers import triage_node
+
+    with tempfile.TemporaryDirectory() as d:
+        report = triage_node(node, Path(d), compile_plan(load_catalog(), [RB]))[1]
+    return steps(report)["firmware"], diagnoses(report)
+
+
+def test_known_bad_mes_firmware_only_on_the_targets_it_faults_on() -> None:
+    step, d = _firmware_step(hardware.mes_firmware_known_bad())
+    assert step.state == State.FAIL and step.check.message.startswith(
+        "0000:c5:00.0 (gfx1151) runs MES firmware 0x00000083, a release that was rolled back")
+    assert "/sys/bus/pci/drivers/amdgpu/0000:c5:00.0/fw_version/mes_fw_version: MES firmware version 0x00000083 " \
+           "(KFD target gfx1151)" in step.check.evidence
+    assert any("Faulty UTCL2 client ID: CPF (0x4)" in e for e in step.check.evidence)
+    assert "known-bad-gpu-firmware" in d and "drain-node" in [r.remediation_id for r in d["known-bad-gpu-firmware"].remediations]
+    # the release the threads rolled back to
+    step, d = _firmware_step(hardware.mes_firmware_known_bad("0x00000080"))
+    assert step.state == State.PASS and step.check.message.startswith("MES firmware 0x00000080 on 1 GPU(s)")
+    assert "known-bad-gpu-firmware" not in d
+    # the same number on a GPU the release was not for (an RX 7900 XTX, gfx1100) is not judged bad
+    node = hardware.mes_firmware_known_bad()
+    node.gpus[0].gfx_target = "gfx1100"
+    assert _firmware_step(node)[0].state == State.PASS
+
+
+def test_known_bad_mes_firmware_without_a_target_needs_the_fault_to_fail(tmp_path) -> None:
+    import shutil
+
+    case = Path(__file__).resolve().parents[1] / "incidents" / RB / "strix-halo-rocm72-dkms-firmware-mes-0x83-page-fault"
+    bundle = tmp_path / "bundle"
+    shutil.copytree(case / "bundle", bundle)
+    # debugfs' `grep MES` and the CPF page fault, no KFD topology: named from the fault
+    step = steps(triage_target(TriageRequest(target="bundle", runbooks=(RB,), bundle=str(bundle))))["firmware"]
+    assert step.state == State.FAIL and "the GPU's target was not read; the kernel log's CPF page faults" in step.check.message
+    assert step.check.evidence[0] == "/sys/kernel/debug/dri/128/amdgpu_firmware_info: MES firmware version 0x00000083"
+    # without the fault the same reading is only a warning
+    shutil.rmtree(bundle / "commands" / "dmesg")
+    step = steps(triage_target(TriageRequest(target="bundle", runbooks=(RB,), bundle=str(bundle))))["firmware"]
+    assert step.state == State.WARN and step.check.message.endswith("so it is unconfirmed")

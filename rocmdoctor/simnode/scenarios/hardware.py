@@ -13,7 +13,9 @@ Formats and lines with their sources:
   the internal link, LACT#334) under a Zen 2 root port 00:03.1 (1022:1483, pci.ids "Starship/Matisse
   GPP Bridge"), and the RX 6800's `pp_dpm_pcie` and boot line from Umio-Yasuno/amdgpu_top#33;
 - a failed resume from runtime power-down: SEQUENCES `resume_failed` and rocminfo's answer after it
-  (ROCm/legacy-rocm-build#4226).
+  (ROCm/legacy-rocm-build#4226);
+- a Strix Halo (gfx1151) running the MES firmware 0x83 that was rolled back: sysfs
+  fw_version/mes_fw_version (amdgpu_ucode.c, `0x%08x`) and the page fault of ROCm/ROCm#5724 (verbatim).
 """
 
 from __future__ import annotations
@@ -233,6 +235,33 @@ def pcie_power_saving() -> SimNode:
     return SimNode("ws-rx6800-idle", gpus=[g], description="RX 6800 at idle: DPM level 0 (2.5 GT/s x1)")
 
 
+#: amdgpu's page-fault report under the MES 0x83 firmware (ROCm/ROCm#5724's description, verbatim)
+MES_0X83_PAGE_FAULT = [
+    "amdgpu 0000:c5:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:153 vmid:8 pasid:32771)",
+    "amdgpu 0000:c5:00.0: amdgpu:  Process VLLM::EngineCor pid 2419 thread VLLM::EngineCor pid 2419",
+    "amdgpu 0000:c5:00.0: amdgpu:   in page starting at address 0x00007f58f8001000 from client 10",
+    "amdgpu 0000:c5:00.0: amdgpu: GCVM_L2_PROTECTION_FAULT_STATUS:0x00800932",
+    "amdgpu 0000:c5:00.0: amdgpu: \t Faulty UTCL2 client ID: CPF (0x4)",
+    "amdgpu 0000:c5:00.0: amdgpu: \t MORE_FAULTS: 0x0",
+    "amdgpu 0000:c5:00.0: amdgpu: \t WALKER_ERROR: 0x1",
+    "amdgpu 0000:c5:00.0: amdgpu: \t PERMISSION_FAULTS: 0x3",
+    "amdgpu 0000:c5:00.0: amdgpu: \t MAPPING_ERROR: 0x1",
+    "amdgpu 0000:c5:00.0: amdgpu: \t RW: 0x0",
+]
+
+
+def mes_firmware_known_bad(version: str = "0x00000083") -> SimNode:
+    """A Strix Halo (gfx1151) whose MES firmware is the 0x83 release rolled back for GC 11.5: the first
+    compute dispatch of a vLLM job faulted (ROCm/ROCm#5724)."""
+    g = SimGPU(index=0, bdf="0000:c5:00.0", device_id=0x1586, subsystem_device_id=0x1586,
+               market_name="AMD Radeon 8060S", gfx_target="gfx1151", vram_total=512 * 1024 * 1024,
+               vram_used=147 * 1024 * 1024, gtt_total=128000 * 1024 * 1024, gtt_used=150 * 1024 * 1024,
+               edge_temp=45.0, junction_temp=46.0, power_w=12.0, power_cap_w=120.0, power_cap_default_w=120.0,
+               fw_versions={"mes_fw_version": version})
+    node = SimNode("ai2", gpus=[g], description=f"Strix Halo running MES firmware {version}")
+    return node.add_kernel_log(MES_0X83_PAGE_FAULT) if version == "0x00000083" else node
+
+
 CASES = [
     ("hw-ecc-uncorrectable", "MI300X GPU 3 with 2 uncorrectable HBM errors and the RAS interrupt in dmesg",
      ecc_uncorrectable, "ecc", "uncorrectable-ecc"),
@@ -274,6 +303,8 @@ CASES = [
      gpu_lost_from_bus, "resets", "gpu-lost-from-bus"),
     ("hw-gpu-resume-failed", "RX 6800 workstation: the idle GPU did not come back from runtime power-down (BACO)",
      gpu_resume_failed, "resets", "gpu-resume-failed"),
+    ("hw-mes-firmware-known-bad", "Strix Halo (gfx1151) on MES firmware 0x83, rolled back for faulting: a vLLM job's page fault (CPF)",
+     mes_firmware_known_bad, "firmware", "known-bad-gpu-firmware"),
     ("hw-p2p-completer-abort", "firmware-reported fatal Completer Abort on GPU 5 with the IOMMU translating DMA",
      p2p_completer_abort, "pcie", "iommu-blocks-peer-to-peer"),
 ]
