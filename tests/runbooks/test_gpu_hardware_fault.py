@@ -388,6 +388,9 @@ def test_known_bad_mes_firmware_only_on_the_targets_it_faults_on() -> None:
     step, d = _firmware_step(hardware.mes_firmware_known_bad("0x00000080"))
     assert step.state == State.PASS and step.check.message.startswith("MES firmware 0x00000080 on 1 GPU(s)")
     assert "known-bad-gpu-firmware" not in d
+    # a GPU without MES prints 0x00000000: nothing to judge
+    step, _ = _firmware_step(hardware.mes_firmware_known_bad("0x00000000"))
+    assert step.state == State.SKIPPED and step.skipped_because.startswith("no GPU reports an MES firmware")
     # the same number on a GPU the release was not for (an RX 7900 XTX, gfx1100) is not judged bad
     node = hardware.mes_firmware_known_bad()
     node.gpus[0].gfx_target = "gfx1100"
