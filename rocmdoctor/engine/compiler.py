@@ -14,6 +14,7 @@ from rocmdoctor.catalog.loader import Catalog
 from rocmdoctor.catalog.definitions import CheckDef, RunbookDef, SignatureDef, resolve_gather
 from rocmdoctor.errors import ExpressionError, RocmdoctorError
 from rocmdoctor.evidence.probe import GatherSpec, build_probe
+from rocmdoctor.engine.signatures import NODE_TEXT_FAMILIES
 
 
 @dataclass(frozen=True)
@@ -103,8 +104,6 @@ def compile_plan(catalog: Catalog, runbook_ids: Iterable[str] = (), user_vars: d
     keys = {g.key for g in gathers}
     gathers += [g for g in (GatherSpec(kind="tail", target=p) for p in logs) if g.key not in keys]
     # without a job log: the kernel log's and rocminfo's own lines are the text the probe brings
-    from rocmdoctor.engine.signatures import NODE_TEXT_FAMILIES
-
     signatures = catalog.signatures if logs else tuple(s for s in catalog.signatures if s.family in NODE_TEXT_FAMILIES)
     return Plan(runbooks=runbooks, checks=used, gathers=tuple(gathers), vars=vars, logs=logs,
                 signatures=signatures, standby=standby, fingerprint=fingerprint)

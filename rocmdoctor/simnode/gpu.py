@@ -9,6 +9,7 @@ scenario changes a value once and every tool agrees.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 MIB = 1024 * 1024
 GIB = 1024 * MIB
@@ -127,3 +128,12 @@ MI300X_BDFS = (
 
 def mi300x_gpus(count: int = 8) -> list[SimGPU]:
     return [SimGPU(index=i, bdf=MI300X_BDFS[i]) for i in range(count)]
+
+
+def strix_halo_gpu(**state: Any) -> SimGPU:
+    """The Ryzen AI MAX+ 395's Radeon 8060S (gfx1151, device 0x1586) at 0000:c5:00.0, as the Strix
+    Halo threads show it (ROCm/TheRock#1054, ROCm/ROCm#5724), with a 120 W cap; `state` sets the
+    memory pools, temperatures, power and firmware of the scenario."""
+    return SimGPU(**{"index": 0, "bdf": "0000:c5:00.0", "device_id": 0x1586, "subsystem_device_id": 0x1586,
+                     "market_name": "AMD Radeon 8060S", "gfx_target": "gfx1151",
+                     "power_cap_w": 120.0, "power_cap_default_w": 120.0, **state})

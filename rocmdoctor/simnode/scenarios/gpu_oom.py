@@ -96,7 +96,7 @@ from typing import Callable
 
 from rocmdoctor.simnode.formats import amd_smi, system
 from rocmdoctor.simnode.formats.kernel_lines import messages
-from rocmdoctor.simnode.gpu import GIB, SimGPU, SimProcess
+from rocmdoctor.simnode.gpu import GIB, SimProcess, strix_halo_gpu
 from rocmdoctor.simnode.scenarios import from_cases
 from rocmdoctor.simnode.node import SimNode
 from rocmdoctor.simnode.sysfs import gpu_id
@@ -328,10 +328,8 @@ def apu_carveout_full() -> SimNode:
     of GTT where a loaded model lives: amdgpu puts allocations in GTT when it is the larger pool
     (ROCm/rocm-systems#351). Sizes from ROCm/rocm-systems#8475 (mem_info_vram_total 536870912, GTT
     118111600640 bytes); healthy."""
-    g = SimGPU(index=0, bdf="0000:c5:00.0", device_id=0x1586, subsystem_device_id=0x1586,
-               market_name="AMD Radeon 8060S", gfx_target="gfx1151", vram_total=536870912,
-               vram_used=509 * 1024 * 1024, gtt_total=118111600640, gtt_used=21 * GIB, edge_temp=52.0,
-               junction_temp=54.0, power_w=38.0, power_cap_w=120.0, power_cap_default_w=120.0)
+    g = strix_halo_gpu(vram_total=536870912, vram_used=509 * 1024 * 1024, gtt_total=118111600640, gtt_used=21 * GIB,
+                       edge_temp=52.0, junction_temp=54.0, power_w=38.0)
     from rocmdoctor.simnode.system import rocblas_index
 
     node = SimNode("strix-apu", gpus=[g], description="Strix Halo APU: full 512 MiB carve-out, model in GTT")

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from rocmdoctor.simnode.formats import kernel_lines
 from rocmdoctor.simnode.formats.kernel_lines import messages, sequence, with_bdf
-from rocmdoctor.simnode.gpu import GIB, SimGPU, SimPciPort
+from rocmdoctor.simnode.gpu import GIB, SimGPU, SimPciPort, strix_halo_gpu
 from rocmdoctor.simnode.node import SimNode
 from rocmdoctor.simnode.scenarios import Scenario, from_cases
 from rocmdoctor.simnode.scenarios.gpu_oom import healthy
@@ -253,11 +253,9 @@ MES_0X83_PAGE_FAULT = [
 def mes_firmware_known_bad(version: str = "0x00000083") -> SimNode:
     """A Strix Halo (gfx1151) whose MES firmware is the 0x83 release rolled back for GC 11.5: the first
     compute dispatch of a vLLM job faulted (ROCm/ROCm#5724)."""
-    g = SimGPU(index=0, bdf="0000:c5:00.0", device_id=0x1586, subsystem_device_id=0x1586,
-               market_name="AMD Radeon 8060S", gfx_target="gfx1151", vram_total=512 * 1024 * 1024,
-               vram_used=147 * 1024 * 1024, gtt_total=128000 * 1024 * 1024, gtt_used=150 * 1024 * 1024,
-               edge_temp=45.0, junction_temp=46.0, power_w=12.0, power_cap_w=120.0, power_cap_default_w=120.0,
-               fw_versions={"mes_fw_version": version})
+    g = strix_halo_gpu(vram_total=512 * 1024 * 1024, vram_used=147 * 1024 * 1024, gtt_total=128000 * 1024 * 1024,
+                       gtt_used=150 * 1024 * 1024, edge_temp=45.0, junction_temp=46.0, power_w=12.0,
+                       fw_versions={"mes_fw_version": version})
     node = SimNode("ai2", gpus=[g], description=f"Strix Halo running MES firmware {version}")
     return node.add_kernel_log(MES_0X83_PAGE_FAULT) if version == "0x00000083" else node
 

@@ -28,7 +28,7 @@ real_causes.SCENARIOS (this module defines none of its own).
 
 from __future__ import annotations
 
-from rocmdoctor.simnode.gpu import GIB, SimGPU, SimProcess
+from rocmdoctor.simnode.gpu import GIB, SimGPU, SimProcess, strix_halo_gpu
 from rocmdoctor.simnode.node import SimNode
 from rocmdoctor.simnode.system import rocblas_index
 
@@ -176,10 +176,8 @@ PYTORCH_OOM_STRIX_HALO = (
 def apu_allocations_in_gtt() -> SimNode:
     """Ryzen AI MAX+ 395 (gfx1151, 128 GB unified) with 96 GB carved out as VRAM: PyTorch allocates in
     GTT, whose 15.24 GiB is all it sees (ROCm/TheRock#1054, #519)."""
-    g = SimGPU(index=0, bdf="0000:c5:00.0", device_id=0x1586, subsystem_device_id=0x1586,
-               market_name="AMD Radeon 8060S", gfx_target="gfx1151", vram_total=96 * GIB, vram_used=300 * 1024 * 1024,
-               gtt_total=int(15.24 * GIB), gtt_used=150 * 1024 * 1024, edge_temp=45.0, junction_temp=46.0,
-               power_w=12.0, power_cap_w=120.0, power_cap_default_w=120.0)
+    g = strix_halo_gpu(vram_total=96 * GIB, vram_used=300 * 1024 * 1024, gtt_total=int(15.24 * GIB),
+                       gtt_used=150 * 1024 * 1024, edge_temp=45.0, junction_temp=46.0, power_w=12.0)
     node = SimNode("evo-x2", gpus=[g], description="Strix Halo: 96 GB VRAM carve-out, PyTorch limited to the 15 GiB GTT")
     node.file("/scratch/job.log", PYTORCH_OOM_STRIX_HALO)
     node.file(rocblas_index("gfx1151"), "")   # TheRock's ROCm runs PyTorch on gfx1151: rocBLAS has its kernels
