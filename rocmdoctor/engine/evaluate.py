@@ -222,7 +222,8 @@ def _diagnose(runbook: RunbookDef, results: dict[str, StepResult], vars: dict[st
             cause = render_text(d.cause, scope)
         except ExpressionError as exc:  # the evidence decided it: say so rather than lose it
             cause = f"{d.id} (its cause text could not be rendered from this evidence: {exc})"
-        follow_up = tuple(f for f in (_render_or_none(t, scope) for t in d.follow_up) if f is not None)
+        # a follow-up whose template renders to nothing does not apply to this evidence
+        follow_up = tuple(f for f in (_render_or_none(t, scope) for t in d.follow_up) if f and f.strip())
         evidence = tuple(line for sid in d.evidence_from for line in
                          (results[sid].check.evidence if results[sid].check else ()))
         plans = tuple(plan_remediation(runbook, rid, scope) for rid in d.remediations)

@@ -254,8 +254,15 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
                            r"[Ss]oftware shutdown due to (?:temperature|thermal)|SMU: .*[Tt]hermal|"
                            r"temperature above threshold|(?:\[powerplay\] |ERROR: )GPU over temperature")),
     # the PCI core could not place a BAR (pci/setup-res.c: "BAR %d: no space for %pR",
-    # "BAR %d: failed to assign %pR"; ROCm/legacy-rocm-build#2927, #1541)
-    ("pci_bar", re.compile(r"BAR (?P<bar>\d+): (?:no space for|failed to assign)")),
+    # "BAR %d: failed to assign %pR"; ROCm/legacy-rocm-build#2927, #1541). Since Linux 6.7 the
+    # resource is named first and an SR-IOV virtual function's BAR says so ("VF BAR 0 [mem size
+    # 0x1000000000 64bit pref]: can't assign; no space", "... : failed to assign"; ROCm/ROCm#6281);
+    # the older form numbers the VF BARs 7-12 (PCI_IOV_RESOURCES)
+    ("pci_bar", re.compile(r"(?P<vf>VF )?BAR (?P<bar>\d+)(?:: (?:no space for|failed to assign) \[(?P<old_res>[^\]]*)\]"
+                           r"| \[(?P<new_res>[^\]]*)\]: (?:can't assign; no space|failed to assign))")),
+    # the PCI core placed a BAR after all ("BAR %d: assigned %pR"; since 6.7 "%s %pR: assigned"):
+    # a BAR that failed and was then assigned (the kernel's reallocation) is not missing
+    ("pci_bar_assigned", re.compile(r"(?P<vf>VF )?BAR (?P<bar>\d+)(?:: assigned \[| \[[^\]]*\]: assigned$)")),
     # PCIe Advanced Error Reporting (drivers/pci/pcie/aer.c: "PCIe Bus Error: severity=%s, type=%s,
     # (%s)"; severity "Corrected"/"Uncorrected (Fatal)" before Linux 6.x, "Correctable"/
     # "Uncorrectable (Fatal)" after; ROCm/legacy-rocm-build#32, #858); the error reached the GPU
@@ -298,6 +305,9 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     ("module_sig_rejected", re.compile(r"Loading of (?:unsigned module|module with unsupported crypto|module with unavailable key) "
                                        r"is rejected|Lockdown: [\w.-]+: unsigned module loading is restricted")),
     ("secure_boot", re.compile(r"secureboot: Secure boot (?P<sb>enabled|disabled)")),
+    # amdgpu starts on a device and names its ASIC ("initializing kernel modesetting (ALDEBARAN
+    # 0x1002:0x740F 0x1002:0x0C34 0x02)."; amdgpu_device.c): the device is a GPU amdgpu tried
+    ("kms_init", re.compile(r"initializing kernel modesetting \((?P<asic>[A-Z0-9_]+) 0x1002:0x(?P<device>[0-9A-Fa-f]{4})")),
     ("init_ok", re.compile(r"\[drm\] Initialized amdgpu |amdgpu: Topology: Add (?:dGPU|GPU) node|"
                            r"kfd kfd: (?:amdgpu: )?added device|amdgpu kernel modesetting enabled")),
 ]

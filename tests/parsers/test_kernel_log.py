@@ -25,8 +25,10 @@ def test_dmesg_probe_failure_sample():
     assert recs[0]["ts"] == 9.282591 and recs[0]["format"] == "dmesg"
     assert recs[3]["driver"] == "amdgpu" and recs[3]["bdf"] == "0000:83:00.0"
     assert recs[3]["msg"] == "amdgpu 0000:83:00.0: amdgpu: Fatal error during GPU init"
-    kinds = [e["kind"] for e in parse_kernel_events(sample("kernel-log/mi210-probe-failure.dmesg"))]
-    assert kinds == ["probe_failure", "probe_failure"]
+    events = parse_kernel_events(sample("kernel-log/mi210-probe-failure.dmesg"))
+    assert [e["kind"] for e in events] == ["kms_init", "probe_failure", "probe_failure"]
+    # amdgpu names the ASIC when it starts on a device: that device is one of its GPUs
+    assert (events[0]["bdf"], events[0]["fields"]) == ("0000:83:00.0", {"asic": "ALDEBARAN", "device": "740F"})
     last = parse_kernel_events(sample("kernel-log/mi210-probe-failure.dmesg"))[-1]
     assert last["fields"] == {"pbdf": "0000:83:00.0", "perr": "-12"}
 
@@ -122,9 +124,9 @@ def test_catalogue_lines_classify_as_their_kind(kind):
     for msg, source in kernel_lines.FAULTS[kind]:
         assert source.startswith(("https://", kernel_lines.KERNEL_SRC))
         hit = classify_amdgpu_line(msg)
-        # context lines (process info, reaper, "initializing ...") may stay unclassified;
+        # context lines (process info, reaper, amdgpu naming the ASIC it starts on) may stay unclassified;
         # a firmware failure is followed by the init failure it causes
-        assert hit is None or hit[0] in (kind, "probe_failure"), (kind, msg, hit)
+        assert hit is None or hit[0] in (kind, "probe_failure", "kms_init"), (kind, msg, hit)
         hits.append(hit[0] if hit else None)
     assert kind in hits
 

@@ -32,6 +32,7 @@ DECIDING = {
     "wsl-guest": "cat /proc/sys/kernel/osrelease: 5.15.153.1-microsoft-standard-WSL2",
     "wsl-gpu-unsupported": "rocminfo: ROCR: unsupported GPU",
     "pci-bar-exhausted": "amdgpu 0000:0d:00.0: BAR 0: failed to assign [mem size 0x400000000 64bit pref]",
+    "pci-vf-bars-exhausted": "pci 0000:0d:00.0: BAR 5 [mem size 0x00080000]: failed to assign",
     "kernel-without-kfd": "/boot/config-6.12.74-flatcar: # CONFIG_HSA_AMD is not set",
     "kfd-parameter-invalid": "amdgpu: sched_policy has invalid value",
     "target-without-rocblas-kernels": "KFD GPU 0000:03:00.0: gfx1031",

@@ -372,3 +372,22 @@ GHES_COMPLETER_ABORT: list[tuple[str, str]] = [(m, "https://github.com/ROCm/lega
 #: e.g. a `amd_iommu=on iommu=pt` Ubuntu 20.04 host and an `amd_iommu=off` one)
 IOMMU_PASSTHROUGH = "iommu: Default domain type: Passthrough (set via kernel command line)"
 IOMMU_TRANSLATED = "iommu: Default domain type: Translated"
+
+#: The PCI core's BAR lines in the Linux 6.7+ form, on an MI210 whose SR-IOV virtual function took
+#: the space in the kernel's reallocation: VF BAR 0 (64 GiB) placed, the GPU's own BAR 5 and BAR 4
+#: never (ROCm/ROCm#6281, a Supermicro server; fixed with pci=realloc=off). The GPU is 0000:c5:00.0.
+PCI_BAR_VF_REALLOC: list[tuple[str, str]] = [(m, "https://github.com/ROCm/ROCm/issues/6281") for m in (
+    "pci 0000:c5:00.0: VF BAR 0 [mem 0x00000000-0xfffffffff 64bit pref]: contains BAR 0 for 1 VFs",
+    "pci 0000:c5:00.0: BAR 0 [mem size 0x1000000000 64bit pref]: can't assign; no space",
+    "pci 0000:c5:00.0: BAR 0 [mem size 0x1000000000 64bit pref]: failed to assign",
+    "pci 0000:c5:00.0: VF BAR 0 [mem size 0x1000000000 64bit pref]: can't assign; no space",
+    "pci 0000:c5:00.0: VF BAR 0 [mem size 0x1000000000 64bit pref]: failed to assign",
+    "pci 0000:c5:00.0: BAR 0 [mem 0x61000000000-0x61fffffffff 64bit pref]: assigned",
+    "pci 0000:c5:00.0: VF BAR 0 [mem 0x62000000000-0x62fffffffff 64bit pref]: assigned",
+    "pci 0000:c5:00.0: BAR 2 [mem 0x60800000000-0x608001fffff 64bit pref]: assigned",
+    "pci 0000:c5:00.0: BAR 5 [mem size 0x00080000]: can't assign; no space",
+    "pci 0000:c5:00.0: BAR 5 [mem size 0x00080000]: failed to assign",
+    "pci 0000:c5:00.0: BAR 4 [io  size 0x0100]: can't assign; no space",
+    "pci 0000:c5:00.0: BAR 4 [io  size 0x0100]: failed to assign",
+)]
+

@@ -144,25 +144,46 @@ def missing_dependency_module() -> SimNode:
     return _stateful_dkms(node, built_for=[node.kernel], modinfo_now=_modinfo(node))
 
 
-def pci_bar_exhausted() -> SimNode:
-    """MI210 on a workstation board with Above 4G Decoding off: the PCI core cannot place the 64 GB
-    VRAM BAR, amdgpu's probe fails with -12. The BAR lines are ROCm/legacy-rocm-build#1541's, the
-    probe lines ROCm/rocm-install-on-linux#615's, both moved to this GPU's address."""
-    from rocmdoctor.simnode.formats.kernel_lines import messages
+def _mi210_not_bound(name: str, description: str) -> tuple[SimNode, SimGPU]:
+    """An MI210 on the bus that amdgpu (loaded) did not bind: the BAR scenarios' node."""
     from rocmdoctor.simnode.sysfs import pci_core_tree
 
     gpu = SimGPU(index=0, bdf="0000:0d:00.0", device_id=0x740F, subsystem_device_id=0x0C34,
                  market_name="AMD Instinct MI210", gfx_target="gfx90a", vram_total=64 * GIB)
-    node = SimNode("ws-mi210", gpus=[], description="MI210 whose BARs found no space: probe failed -12")
+    node = SimNode(name, gpus=[], description=description)
     node.amdgpu_loaded = node.amdgpu_installed = True     # the module loaded; it bound no GPU
     for rel, entry in pci_core_tree(gpu).items():       # on the bus, not bound
         if hasattr(entry, "text"):
             node.file("/" + rel, entry.text, mode=entry.mode)  # type: ignore[union-attr]
         else:
             node.symlink("/" + rel, entry.target)  # type: ignore[union-attr]
+    return node, gpu
+
+
+def pci_bar_exhausted() -> SimNode:
+    """MI210 on a workstation board with Above 4G Decoding off: the PCI core cannot place the 64 GB
+    VRAM BAR, amdgpu's probe fails with -12. The BAR lines are ROCm/legacy-rocm-build#1541's, the
+    probe lines ROCm/rocm-install-on-linux#615's, both moved to this GPU's address."""
+    from rocmdoctor.simnode.formats.kernel_lines import messages
+
+    node, gpu = _mi210_not_bound("ws-mi210", "MI210 whose BARs found no space: probe failed -12")
     bars = messages("pci_bar", gpu.bdf)[:3]
     probe = [m for m in messages("probe_failure", gpu.bdf) if "error -12" in m or "Fatal error" in m]
     node.add_kernel_log(bars, at=0.912).add_kernel_log(probe, at=9.871020)
+    return node
+
+
+def pci_vf_bars_exhausted() -> SimNode:
+    """MI210 in a server with SR-IOV on, kernel 6.8: in the kernel's reallocation the GPU's virtual
+    function (a 64 GiB VF BAR 0) is placed and the GPU's own BAR 5 and BAR 4 are not; amdgpu's probe
+    fails with -12. The BAR lines and the probe lines are ROCm/ROCm#6281's (its two machines), moved
+    to this GPU's address."""
+    from rocmdoctor.simnode.formats.kernel_lines import PCI_BAR_VF_REALLOC, messages, with_bdf
+
+    node, gpu = _mi210_not_bound("srv-mi210", "MI210 whose SR-IOV VF BARs took the space of its BAR 5: probe failed -12")
+    probe = [m for m in messages("probe_failure", gpu.bdf) if "error -12" in m or "Fatal error" in m]
+    bars = [with_bdf(m, gpu.bdf) for m, _ in PCI_BAR_VF_REALLOC]
+    node.add_kernel_log(bars, at=4.181312).add_kernel_log(probe, at=8.839735)
     return node
 
 
@@ -354,6 +375,8 @@ GPU_NOT_VISIBLE = [
      wsl_gpu_unsupported, "rocminfo", "wsl-gpu-not-supported"),
     ("pci-bar-exhausted", "MI210: 'BAR 0: failed to assign', probe failed with error -12 (Above 4G Decoding off)",
      pci_bar_exhausted, "kernel_log", "pci-bar-space-exhausted"),
+    ("pci-vf-bars-exhausted", "MI210 with SR-IOV on: VF BAR 0 (64 GiB) placed, the GPU's BAR 5 never; probe failed with error -12",
+     pci_vf_bars_exhausted, "kernel_log", "pci-bar-space-exhausted"),
     ("kernel-without-kfd", "node image kernel built without KFD: '# CONFIG_HSA_AMD is not set', no /dev/kfd at all",
      kernel_without_kfd, "kfd_build", "kernel-without-kfd"),
     ("target-without-rocblas-kernels", "RX 6700 XT (gfx1031) under ROCm 6.0: no TensileLibrary_lazy_gfx1031.dat",
