@@ -21,6 +21,8 @@ from rocmdoctor.parsers import parsed, parser
 _SIZE = re.compile(r"size (?P<size>0x[0-9a-f]+)")
 #: the resource numbers of SR-IOV BARs in the older form (include/linux/pci.h PCI_IOV_RESOURCES)
 _IOV_RESNOS = range(7, 13)
+#: the expansion ROM in the older form (PCI_ROM_RESOURCE); the newer form names it "ROM", not "BAR"
+_ROM_RESNO = 6
 
 
 def _size_bytes(res: str) -> int | None:
@@ -32,12 +34,13 @@ def _size_bytes(res: str) -> int | None:
 def parse_pci_bar_placement(text: str) -> list[dict[str, Any]]:
     """The BARs the PCI core failed to place, in the order of their first failure line.
 
-    Returns `[{"bdf", "bar", "placed": bool, "vf": bool, "size": int|None, "failures": int,
-    "line": str}]`, one row per device and BAR with at least one failure line; `bar` is the
-    resource as the kernel names it ("BAR 5", "VF BAR 0"), `placed` whether an "assigned" line
-    for it follows its last failure, `vf` whether it belongs to SR-IOV virtual functions (the
-    "VF" prefix, or resource 7-12 in the older form), `size` its size in bytes when printed,
-    `line` its last failure line. Raises ParseError like `kernel_log`.
+    Returns `[{"bdf", "bar", "placed": bool, "vf": bool, "rom": bool, "size": int|None,
+    "failures": int, "line": str}]`, one row per device and BAR with at least one failure line;
+    `bar` is the resource as the kernel names it ("BAR 5", "VF BAR 0"), `placed` whether an
+    "assigned" line for it follows its last failure, `vf` whether it belongs to SR-IOV virtual
+    functions (the "VF" prefix, or resource 7-12 in the older form), `rom` whether it is the
+    expansion ROM (resource 6 in the older form: a driver runs without it), `size` its size in
+    bytes when printed, `line` its last failure line. Raises ParseError like `kernel_log`.
     """
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for ev in parsed("kernel_events", text):   # the events the checks already parsed
@@ -52,7 +55,8 @@ def parse_pci_bar_placement(text: str) -> list[dict[str, Any]]:
         res = f.get("new_res") or f.get("old_res") or ""
         row = rows.setdefault(key, {
             "bdf": key[0], "bar": key[1], "placed": False, "size": None, "failures": 0, "line": "",
-            "vf": bool(f.get("vf")) or (not f.get("new_res") and int(f["bar"]) in _IOV_RESNOS)})
+            "vf": bool(f.get("vf")) or (not f.get("new_res") and int(f["bar"]) in _IOV_RESNOS),
+            "rom": not f.get("vf") and not f.get("new_res") and int(f["bar"]) == _ROM_RESNO})
         row.update(placed=False, line=ev["line"], failures=row["failures"] + 1)
         row["size"] = _size_bytes(res) or row["size"]
     return list(rows.values())

@@ -49,3 +49,12 @@ def test_the_simulated_nodes_lines_are_bar_failures_and_placements():
     kinds = [(classify_amdgpu_line(m) or ("-",))[0] for m, _ in PCI_BAR_VF_REALLOC]
     assert set(kinds) == {"-", "pci_bar", "pci_bar_assigned"}   # "-": the "contains BAR 0 for 1 VFs" note
     assert kinds[0] == "-" and kinds[-1] == "pci_bar"
+
+
+def test_the_expansion_rom_of_the_older_form_is_flagged():
+    # a Kubuntu forum post, "Problem with NVIDIA FX5700 in Kubuntu 16.10" (2017): kernel 4.8's
+    # dmesg; a driver runs without its ROM, so an unplaced ROM never fails a GPU
+    text = ("[    0.226292] pci 0000:01:00.0: BAR 6: no space for [mem size 0x00020000 pref]\n"
+            "[    0.226295] pci 0000:01:00.0: BAR 6: failed to assign [mem size 0x00020000 pref]\n")
+    [row] = parse_pci_bar_placement(text)
+    assert (row["bar"], row["rom"], row["vf"], row["placed"], row["size"]) == ("BAR 6", True, False, False, 128 << 10)

@@ -390,4 +390,3 @@ PCI_BAR_VF_REALLOC: list[tuple[str, str]] = [(m, "https://github.com/ROCm/ROCm/i
     "pci 0000:c5:00.0: BAR 4 [io  size 0x0100]: can't assign; no space",
     "pci 0000:c5:00.0: BAR 4 [io  size 0x0100]: failed to assign",
 )]
-

@@ -176,8 +176,8 @@ def pci_bar_exhausted() -> SimNode:
 def pci_vf_bars_exhausted() -> SimNode:
     """MI210 in a server with SR-IOV on, kernel 6.8: in the kernel's reallocation the GPU's virtual
     function (a 64 GiB VF BAR 0) is placed and the GPU's own BAR 5 and BAR 4 are not; amdgpu's probe
-    fails with -12. The BAR lines and the probe lines are ROCm/ROCm#6281's (its two machines), moved
-    to this GPU's address."""
+    fails with -12. The BAR lines are ROCm/ROCm#6281's, the probe lines rocm-install-on-linux#615's (the
+    same lines #6281's other machine printed), both moved to this GPU's address."""
     from rocmdoctor.simnode.formats.kernel_lines import PCI_BAR_VF_REALLOC, messages, with_bdf
 
     node, gpu = _mi210_not_bound("srv-mi210", "MI210 whose SR-IOV VF BARs took the space of its BAR 5: probe failed -12")
