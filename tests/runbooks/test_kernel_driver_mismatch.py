@@ -47,6 +47,7 @@ def test_dkms_built_for_another_kernel(tmp_path: Path, plan) -> None:
     assert "modinfo: ERROR: Module amdgpu not found." in evidence(s["vermagic"])
     d = diagnoses(report)
     assert "6.8.0-45-generic" in d["dkms-not-built-for-kernel"].cause and d["dkms-not-built-for-kernel"].confidence == "high"
+    assert d["dkms-not-built-for-kernel"].cause.endswith("so there is no working amdgpu for the running kernel.")
     assert "no-module-for-kernel" not in d and "vermagic-mismatch" not in d  # DKMS is the root cause
     (plan_,) = d["dkms-not-built-for-kernel"].remediations
     assert plan_.command == "dkms autoinstall -k 6.8.0-45-generic"
@@ -55,6 +56,21 @@ def test_dkms_built_for_another_kernel(tmp_path: Path, plan) -> None:
     # the 6.8 HWE kernel is also outside AMD's MI300X support for ROCm 6.2: a second, true finding
     assert s["support"].state == State.WARN and "unsupported-kernel-or-os" in d
     assert report.exit_status == ExitStatus.CRITICAL
+
+
+def test_dkms_built_for_another_kernel_with_the_in_tree_driver_loaded(tmp_path: Path, plan) -> None:
+    # ROCm/legacy-rocm-build#572: RHEL's own amdgpu answers `modinfo` for the new kernel
+    node = kd.dkms_wrong_kernel()
+    intree = f"/lib/modules/{node.kernel}/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.xz"
+    node.file("/.sim/dkms/modinfo.current", f"filename:       {intree}\nlicense:        GPL and additional rights\n"
+              f"intree:         Y\nvermagic:       {node.kernel} SMP mod_unload modversions \n")
+    _, report = triage(node, tmp_path, plan)
+    s = steps(report)
+    assert s["dkms"].state == State.FAIL and s["vermagic"].state == State.PASS
+    d = diagnoses(report)["dkms-not-built-for-kernel"]
+    assert f"loads the kernel's own in-tree amdgpu ({intree}) instead of ROCm's" in d.cause
+    assert f"modinfo amdgpu: filename:       {intree}" in d.evidence
+    assert d.remediations[0].command == "dkms autoinstall -k 6.8.0-45-generic"
 
 
 def test_vermagic_of_stale_module(tmp_path: Path, plan) -> None:
