@@ -15,7 +15,9 @@ Formats and lines with their sources:
 - a failed resume from runtime power-down: SEQUENCES `resume_failed` and rocminfo's answer after it
   (ROCm/legacy-rocm-build#4226);
 - a Strix Halo (gfx1151) running the MES firmware 0x83 that was rolled back: sysfs
-  fw_version/mes_fw_version (amdgpu_ucode.c, `0x%08x`) and the page fault of ROCm/ROCm#5724 (verbatim).
+  fw_version/mes_fw_version (amdgpu_ucode.c, `0x%08x`) and the page fault of ROCm/ROCm#5724 (verbatim);
+- a job log ending in the ROCm runtime's `HW Exception by GPU node-4 (Agent handle: ...) reason :GPU Hang`
+  and torchrun's SIGTERM lines: ROCm/ROCm#5259 (verbatim).
 """
 
 from __future__ import annotations
@@ -73,6 +75,25 @@ def hang_recovered() -> SimNode:
     """GPU 1 hung once this boot and came back after a MODE2 reset."""
     node = healthy()
     return node.add_kernel_log(sequence("hang_recovered", node.gpus[1].bdf))
+
+
+JOB_LOG = "/scratch/job.log"
+#: the end of a torchrun job's log on a 4x MI300A node, ROCm/ROCm#5259 (verbatim)
+GPU_HANG_JOB_LINES = (
+    "HW Exception by GPU node-4 (Agent handle: 0x1ebc04e0) reason :GPU Hang",
+    "HW Exception by GPU node-4 (Agent handle: 0x2df30600) reason :GPU Hang",
+    "HW Exception by GPU node-4 (Agent handle: 0x33c245e0) reason :GPU Hang",
+    "HW Exception by GPU node-4 (Agent handle: 0x462ca2e0) reason :GPU Hang",
+    "W0902 15:10:48.626000 819010 torch/distributed/elastic/multiprocessing/api.py:900] Sending process 819027 closing signal SIGTERM",
+)
+
+
+def gpu_hung_in_job() -> SimNode:
+    """A job died with the runtime's 'GPU Hang'; the node was rebooted since and keeps no journal of the
+    boot it hung in (volatile journald), so only the job's log tells."""
+    node = healthy()
+    node.file(JOB_LOG, "\n".join(GPU_HANG_JOB_LINES) + "\n", uid=1001, gid=1001)
+    return node
 
 
 def previous_boot_fault() -> SimNode:
@@ -275,6 +296,8 @@ CASES = [
      "resets", "gpu-reset-failed"),
     ("hw-hang-recovered", "GPU 1 hung once and came back after a MODE2 reset", hang_recovered,
      "resets", "gpu-hang-recovered"),
+    ("hw-gpu-hung-in-job", "a job's log ends in 'HW Exception by GPU node-4 ... reason :GPU Hang'; rebooted since, no journal of "
+     "that boot (use --log " + JOB_LOG + ")", gpu_hung_in_job, "log", "gpu-hung-in-job", {"log": JOB_LOG}),
     ("hw-previous-boot-fault", "healthy now; the previous boot ended after an uncorrectable error",
      previous_boot_fault, "resets", "previous-boot-gpu-fault"),
     ("hw-gpu-boot-failed", "GPU 0000:65:00.0 failed its own boot ('firmware load failed at boot time'), left unbound",
