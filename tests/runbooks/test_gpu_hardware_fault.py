@@ -411,3 +411,28 @@ def test_known_bad_mes_firmware_without_a_target_needs_the_fault_to_fail(tmp_pat
     shutil.rmtree(bundle / "commands" / "dmesg")
     step = steps(triage_target(TriageRequest(target="bundle", runbooks=(RB,), bundle=str(bundle))))["firmware"]
     assert step.state == State.WARN and step.check.message.endswith("so it is unconfirmed")
+
+
+def test_a_job_hang_is_pinned_to_the_gpu_by_its_kfd_node() -> None:
+    report = triage("hw-gpu-hung-in-job")
+    job = steps(report)["job"]
+    bdf = hardware.gpu_hung_in_job().gpus[4 - 2].bdf   # KFD numbers the two CPU nodes first
+    assert job.state == State.WARN and job.check.message.startswith(f"the job's GPU hung: KFD node 4 = {bdf} (4 line(s)")
+    assert f"/sys/class/kfd/kfd/topology/nodes/4/properties: location_id -> {bdf}" in job.check.evidence
+    d = diagnoses(report)["gpu-hung-in-job"]
+    # this boot's log is clean and no journal of the boot before: the hang predates the reboot
+    assert "the hang happened before the node's last reboot, and the boot it hung in left no journal" in d.cause
+    assert "/scratch/job.log:1: HW Exception by GPU node-4 (Agent handle: 0x1ebc04e0) reason :GPU Hang" in d.evidence
+
+
+def test_the_kernel_logs_hang_diagnosis_comes_first_and_quotes_the_jobs_line() -> None:
+    from rocmdoctor.engine.core import TriageRequest, triage_target
+
+    case = Path(__file__).parents[1] / "incidents" / RB / "gfx1151-gptq-mes-suspend-timeout-mode2-recovered"
+    report = triage_target(TriageRequest(target="", bundle=str(case / "bundle"), runbooks=(RB,),
+                                         vars={"log": "/ticket/job.log"}))
+    made = [d.diagnosis_id for d in report.runbooks[0].diagnoses]
+    assert made[0] == "gpu-hang-recovered" and "gpu-hung-in-job" not in made
+    first = report.runbooks[0].diagnoses[0]
+    assert "/ticket/job.log:1: HW Exception by GPU node-1 (Agent handle: 0x563e71f098b0) reason :GPU Hang" in first.evidence
+    assert report.exit_status == ExitStatus.WARNING

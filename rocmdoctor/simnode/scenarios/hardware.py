@@ -297,7 +297,7 @@ CASES = [
     ("hw-hang-recovered", "GPU 1 hung once and came back after a MODE2 reset", hang_recovered,
      "resets", "gpu-hang-recovered"),
     ("hw-gpu-hung-in-job", "a job's log ends in 'HW Exception by GPU node-4 ... reason :GPU Hang'; rebooted since, no journal of "
-     "that boot (use --log " + JOB_LOG + ")", gpu_hung_in_job, "log", "gpu-hung-in-job", {"log": JOB_LOG}),
+     "that boot (use --log " + JOB_LOG + ")", gpu_hung_in_job, "job", "gpu-hung-in-job", {"log": JOB_LOG}),
     ("hw-previous-boot-fault", "healthy now; the previous boot ended after an uncorrectable error",
      previous_boot_fault, "resets", "previous-boot-gpu-fault"),
     ("hw-gpu-boot-failed", "GPU 0000:65:00.0 failed its own boot ('firmware load failed at boot time'), left unbound",
