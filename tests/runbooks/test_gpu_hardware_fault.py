@@ -426,8 +426,6 @@ def test_a_job_hang_is_pinned_to_the_gpu_by_its_kfd_node() -> None:
 
 
 def test_the_kernel_logs_hang_diagnosis_comes_first_and_quotes_the_jobs_line() -> None:
-    from rocmdoctor.engine.core import TriageRequest, triage_target
-
     case = Path(__file__).parents[1] / "incidents" / RB / "gfx1151-gptq-mes-suspend-timeout-mode2-recovered"
     report = triage_target(TriageRequest(target="", bundle=str(case / "bundle"), runbooks=(RB,),
                                          vars={"log": "/ticket/job.log"}))
