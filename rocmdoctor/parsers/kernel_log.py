@@ -219,9 +219,13 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     ("ring_timeout", re.compile(r"ring (?P<ring>\S+) timeout, signaled seq=(?P<signaled>\d+), emitted seq=(?P<emitted>\d+)")),
     # a recovery that did not bring the GPU back (amdgpu_device.c: "GPU reset(%d) %s" with
     # "failed", "GPU reset end with ret = %d"); "Ring ... reset failed" is only the ring-level
-    # attempt before a full reset, so it stays a gpu_reset event
+    # attempt before a full reset, so it stays a gpu_reset event. Vega-era PSP mode1 resets
+    # (psp_v3_1.c/psp_v11_0.c: "psp is not working correctly before mode1 reset!", "psp mode 1
+    # reset failed!") give up without a reset: soc15_asic_reset goes on as if it had worked
+    # (Requiem4Eternity/Appstream#79: the node rebooted right after)
     ("reset_failed", re.compile(r"GPU reset\(\d+\) failed|GPU Recovery Failed|GPU reset end with ret = -\d+|"
-                                r"ASIC reset failed")),
+                                r"ASIC reset failed|psp is not working correctly before mode1 reset|"
+                                r"psp mode 1 reset failed")),
     ("gpu_reset", re.compile(r"GPU reset begin!|GPU reset succeeded|GPU reset\(\d+\) succeeded|"
                              r"Ring \S+ reset (?:failed|succeeded)|"
                              r"MODE[12] reset|BACO reset|VRAM is lost due to GPU reset|GPU recovery")),

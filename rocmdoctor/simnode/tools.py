@@ -41,6 +41,11 @@ _BOOT = [
 ]
 
 
+def boot_lines(node: "SimNode") -> list[tuple[float, str]]:
+    """The kernel's first lines of a boot of this node (its `Linux version` banner, command line, ...)."""
+    return [(ts, m.format(kernel=node.kernel, cmdline=node.cmdline)) for ts, m in _BOOT]
+
+
 def _answer(stdout: str, rc: int = 0, stderr: str = "") -> "Answer":
 
     return Answer(stdout, rc, stderr)
@@ -90,7 +95,7 @@ def _render_klog(tool: str, style: object, lines: list[tuple[float, str]], host:
 
 def kernel_log_answers(node: "SimNode") -> tuple[dict[str, dict[str, "Answer"]], list[tuple[str, str, str]]]:
     """(answers, appends): appends are (tool, argv, text) added to that answer by `modprobe amdgpu`."""
-    boot = [(ts, m.format(kernel=node.kernel, cmdline=node.cmdline)) for ts, m in _BOOT]
+    boot = boot_lines(node)
     init = amdgpu_init_lines(node, 5.214) if node.gpus and node.amdgpu_installed else []
     later = amdgpu_init_lines(node, node.uptime_s) if init else []  # every `modprobe amdgpu` logs init
     base = sorted(boot + (init if node.amdgpu_loaded else []) + node.kernel_log, key=lambda line: line[0])

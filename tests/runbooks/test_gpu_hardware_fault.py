@@ -85,7 +85,23 @@ def test_previous_boot_is_read_and_its_absence_is_said() -> None:
     s = steps(triage("hw-previous-boot-fault"))["resets"]
     assert s.state == State.WARN and s.check.evidence[0].startswith("journalctl -k -b -1: ")
     healthy = steps(triage("healthy-mi300x"))["resets"]
-    assert "previous boot's log not available (no persistent journal)" in healthy.check.message
+    assert "previous boot's log not available (no persistent journal, no rsyslog file reaching back to it)" \
+        in healthy.check.message
+
+
+def test_previous_boot_from_rsyslog_when_the_journal_is_volatile() -> None:
+    """RHEL-family nodes keep no journal of the boot before; rsyslog's file does, cut by the crash."""
+    report = triage("hw-previous-boot-in-kern-log")
+    s = steps(report)["resets"]
+    assert s.state == State.WARN
+    assert s.check.message.startswith("the previous boot logged 3 GPU fault line(s) (0 ring timeout(s), 1 GPU reset(s))")
+    assert s.check.message.endswith("/var/log/kern.log ends that boot in NUL bytes: the node went down before its log "
+                                    "was written out")
+    assert s.check.evidence[-1].startswith("/var/log/kern.log: Oct  1 07:52:51 ")
+    assert s.check.evidence[-1].endswith("amdgpu 0000:85:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE")
+    d = diagnoses(report)["previous-boot-gpu-fault"]
+    assert "the kernel lines before this boot's start in /var/log/kern.log" in d.follow_up[0]
+    assert d.follow_up[1].startswith("The log ends in NUL bytes")
 
 
 def test_previous_boot_answers_when_this_boots_log_is_missing() -> None:

@@ -8,6 +8,7 @@ live in tests/fixtures/outputs/<source>/ with a SOURCES.md.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 
@@ -22,6 +23,17 @@ def render_journal_k(lines: Iterable[tuple[str, str]], host: str = "node01") -> 
     `lines` are `(wall, msg)` with `wall` like `Sep 03 23:07:26`.
     """
     return "".join(f"{wall} {host} kernel: {msg}\n" for wall, msg in lines)
+
+
+def render_kern_log(lines: Iterable[tuple[datetime, float, str]], host: str = "node01") -> str:
+    """rsyslog's /var/log/kern.log (Ubuntu's traditional file format: RFC 3164 stamp with a
+    space-padded day, then the kernel's own monotonic stamp): `May  7 17:21:09 k8snode kernel:
+    [ 8265.735624] msg` (Requiem4Eternity/Appstream#79; ROCm/legacy-rocm-build#2533).
+
+    `lines` are `(wall, seconds since boot, msg)`.
+    """
+    return "".join(f"{wall:%b} {wall.day:2d} {wall:%H:%M:%S} {host} kernel: [{ts:12.6f}] {msg}\n"
+                   for wall, ts, msg in lines)
 
 
 def render_journal_k_monotonic(lines: Iterable[tuple[float, str]], host: str = "node01") -> str:

@@ -22,12 +22,16 @@ Formats and lines with their sources:
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from rocmdoctor.simnode.formats import kernel_lines
+from rocmdoctor.simnode.formats.kernel import render_kern_log
 from rocmdoctor.simnode.formats.kernel_lines import messages, sequence, with_bdf
 from rocmdoctor.simnode.gpu import GIB, SimGPU, SimPciPort, strix_halo_gpu
 from rocmdoctor.simnode.node import SimNode
 from rocmdoctor.simnode.scenarios import Scenario, from_cases
 from rocmdoctor.simnode.scenarios.gpu_oom import healthy
+from rocmdoctor.simnode.tools import BOOT_WALL, amdgpu_init_lines, boot_lines
 from rocmdoctor.simnode.scenarios.gpu_not_visible import gpu_failed_init, boot_firmware_failed
 
 RUNBOOK = "gpu-hardware-fault"
@@ -101,6 +105,23 @@ def previous_boot_fault() -> SimNode:
     node = healthy()
     bdf = node.gpus[5].bdf
     node.previous_boot_log = [(52311.2 + i * 0.0004, m) for i, m in enumerate(sequence("ras_interrupt_reset", bdf)[:2])]
+    return node
+
+
+def previous_boot_in_kern_log() -> SimNode:
+    """Clean now; the journal is volatile (journalctl -k -b -1 has nothing), and rsyslog's kern.log
+    holds the boot before: GPU 4 hung, its reset did not finish, and the node went down before the
+    file's tail was written (a run of NUL bytes, as Requiem4Eternity/Appstream#79's kern.log ends),
+    then this boot's banner and init lines."""
+    node = healthy()
+    before = datetime(2024, 9, 30, 17, 21, 0)   # the previous boot, ~14.5 h before this one's BOOT_WALL
+    previous = boot_lines(node) + amdgpu_init_lines(node, 5.214)
+    previous += [(52311.2 + i * 0.0004, m) for i, m in enumerate(sequence("hang_unrecovered", node.gpus[4].bdf))]
+    current = boot_lines(node) + amdgpu_init_lines(node, 5.214)
+    text = (render_kern_log(((before + timedelta(seconds=ts), ts, m) for ts, m in previous), node.name)
+            + "\x00" * 3000
+            + render_kern_log(((BOOT_WALL + timedelta(seconds=ts), ts, m) for ts, m in current), node.name))
+    node.file("/var/log/kern.log", text, mode=0o640, gid=4)  # root:adm, as Ubuntu's rsyslog creates it
     return node
 
 
@@ -300,6 +321,8 @@ CASES = [
      "that boot (use --log " + JOB_LOG + ")", gpu_hung_in_job, "job", "gpu-hung-in-job", {"log": JOB_LOG}),
     ("hw-previous-boot-fault", "healthy now; the previous boot ended after an uncorrectable error",
      previous_boot_fault, "resets", "previous-boot-gpu-fault"),
+    ("hw-previous-boot-in-kern-log", "healthy now, volatile journal; /var/log/kern.log shows GPU 4 hung and the node "
+     "went down mid-reset (its lines end in NUL bytes)", previous_boot_in_kern_log, "resets", "previous-boot-gpu-fault"),
     ("hw-gpu-boot-failed", "GPU 0000:65:00.0 failed its own boot ('firmware load failed at boot time'), left unbound",
      boot_firmware_failed, "boot", "gpu-boot-failed"),
     ("hw-xgmi-dropped", "GPU 5 not in the XGMI hive of the other 7", xgmi_dropped,
