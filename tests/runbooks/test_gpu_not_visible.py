@@ -420,6 +420,22 @@ def test_nomodeset_is_read_from_the_kernel_logs_command_line(tmp_path: Path) -> 
     assert "dmesg: [    0.000000] Command line: " in d.cause and "nomodeset" in d.cause
 
 
+def test_nomodeset_is_read_from_amdgpus_own_refusal() -> None:
+    """M-Bab/linux-kernel-amdgpu-binaries#45: a `dmesg | grep amdgpu` with neither /proc/cmdline nor the
+    `Command line:` line; amdgpu_init's "VGACON disables amdgpu kernel modesetting." is printed only
+    under nomodeset (vgacon_text_force), so it decides, quoted as the evidence."""
+    case = Path(__file__).parents[1] / "incidents" / "gpu-not-visible" / "vega64-ubuntu1604-recovery-mode-vgacon-disables-amdgpu"
+    report = triage_target(TriageRequest(target="", bundle=str(case / "bundle"), runbooks=("gpu-not-visible",)))
+    boot = steps(report)["boot"]
+    assert boot.state == State.FAIL and boot.check.outputs["cmdline_source"] is None
+    assert boot.check.message == ("amdgpu is kept from loading by nomodeset (the kernel command line was not read; amdgpu "
+                                  "said: [drm:amdgpu_init [amdgpu]] *ERROR* VGACON disables amdgpu kernel modesetting.)")
+    assert boot.check.evidence[0] == ("dmesg: [   10.397902] [drm:amdgpu_init [amdgpu]] *ERROR* VGACON disables amdgpu "
+                                      "kernel modesetting.")
+    d = diagnoses(report)["boot-nomodeset"]
+    assert "`cat /proc/cmdline` shows whether this boot's entry carries it" in d.cause
+
+
 def test_deferred_load_after_a_modprobe_blacklist_passes(tmp_path: Path) -> None:
     """AMD's MI300X tuning guide (ROCm/legacy-rocm-build#4434) boots with modprobe.blacklist=amdgpu
     and loads amdgpu after boot: a blacklist only stops the automatic load, so a loaded amdgpu
