@@ -7,8 +7,8 @@ volatile one and the kernel's lines of earlier boots only in rsyslog's /var/log/
 files run on across reboots, so the previous boot is found between boundaries:
 
 - the kernel's first line of a boot, `Linux version <release> (...)` (init/version.c
-  linux_banner; "Feb 20 19:21:10 vinco kernel: [    0.000000] Linux version 5.4.0-4-amd64
-  (debian-kernel@lists.debian.org) ...", RHEL "... kernel: Linux version 4.18.0-193.19.1.el8_2.x86_64");
+  linux_banner), with the kernel's stamp on Ubuntu (`kernel: [    0.000000] Linux version ...`)
+  and without it on RHEL (`kernel: Linux version 4.18.0-193.19.1.el8_2.x86_64 (mockbuild@...)`);
 - a run of NUL bytes: the file's tail that the filesystem had allocated but never written
   when the node went down, after which the next boot's lines follow. Ticket pastes show the
   run as `^@^@^@...` (less/vim's caret form; after "os reboot", Requiem4Eternity/Appstream#71,

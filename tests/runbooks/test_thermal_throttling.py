@@ -5,14 +5,20 @@ reset runs only with approval and is verified."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from rocmdoctor.catalog.loader import load_catalog
+from rocmdoctor.engine.compiler import compile_plan
 from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.paths import cache_dir
 from rocmdoctor.status import ExitStatus, State
-from rocmdoctor.testing.triage_helpers import diagnoses, steps
+from rocmdoctor.simnode.formats.kernel import render_kern_log
+from rocmdoctor.simnode.scenarios.thermal import thermal_shutdown_previous_boot
+from rocmdoctor.simnode.tools import BOOT_WALL, boot_lines
+from rocmdoctor.testing.triage_helpers import diagnoses, steps, triage_node
 from rocmdoctor.engine.triage import Decision, TriageReport
 
 RB = "thermal-throttling"
@@ -134,3 +140,21 @@ def test_amd_smi_missing_is_unknown(tmp_path: Path) -> None:
     assert s["violations"].state == State.UNKNOWN and s["violations"].check.message == "amd-smi: command not found"
     assert s["temps"].state == State.PASS          # hwmon still judged; static limits are optional
     assert report.exit_status != ExitStatus.OK
+
+
+def test_thermal_power_off_read_from_kern_log_without_a_journal(tmp_path: Path) -> None:
+    """The same SW CTF power-off on a node whose journal is volatile: rsyslog's kern.log holds the
+    boot it ended (cut by NUL bytes, then this boot's banner), and names itself as the source."""
+    node = thermal_shutdown_previous_boot()
+    before, node.previous_boot_log = node.previous_boot_log, []
+    start = datetime(2024, 9, 30, 18, 0, 0)
+    node.file("/var/log/kern.log",
+              render_kern_log(((start + timedelta(seconds=ts), ts, m) for ts, m in before), node.name)
+              + "\x00" * 512
+              + render_kern_log(((BOOT_WALL + timedelta(seconds=ts), ts, m) for ts, m in boot_lines(node)), node.name))
+    _, report = triage_node(node, tmp_path, compile_plan(load_catalog(), [RB]))
+    klog = steps(report)["klog"]
+    assert klog.state == State.FAIL
+    assert klog.check.message.startswith("the previous boot ended in a GPU thermal shutdown")
+    assert klog.check.evidence[0].startswith("/var/log/kern.log: Oct  1 07:23:")
+    assert "System is going to shutdown due to GPU SW CTF!" in klog.check.evidence[0] + klog.check.evidence[-1]
