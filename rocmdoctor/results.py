@@ -51,7 +51,7 @@ class Evidence:
     """The raw outcome of one gather on one node.
 
     status: ok | missing | denied | timeout | error
-    value: file -> str; glob -> {path: str}; stat -> {path: {type, mode, uid, gid}};
+    value: file -> str; glob -> {path: str}; stat -> {path: {type, mode, uid, gid[, mtime, major, minor]}};
            command -> {rc, stdout, stderr, duration_ms}; env -> str
     """
 

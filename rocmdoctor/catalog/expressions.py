@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 import sys
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,14 @@ def _bytes_h(value: Any) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return str(value)
+
+
+def _utc(value: Any) -> str:
+    """Seconds since the epoch (a stat's mtime) as the date a person compares: `2025-09-18 11:09 UTC`."""
+    try:
+        return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(float(value)))
+    except (TypeError, ValueError, OverflowError, OSError):
+        return str(value)
 
 
 def _regex_search(value: Any, pattern: str) -> str | None:
@@ -109,6 +118,7 @@ FILTERS = {
     "dirname": lambda v: os.path.dirname(str(v)),
     "octal": _octal,
     "bytes_h": _bytes_h,
+    "utc": _utc,
     "regex_search": _regex_search,
     "regex_findall": _regex_findall,
     "shquote": lambda v: shlex.quote(str(v)),

@@ -76,7 +76,7 @@ h() { printf '\n@@RD:%s:%s:%s:%s\n' "$N" "$1" "$2" "$3"; }
 f() { if [ -e "$R$2" ]; then if [ -r "$R$2" ]; then h "$1" file "$2"; head -c $3 "$R$2" 2>/dev/null; else h "$1" denied "$2"; fi; else h "$1" missing "$2"; fi; }
 t() { if [ -e "$R$2" ]; then if [ -r "$R$2" ]; then h "$1" file "$2"; tail -c $3 "$R$2" 2>/dev/null; else h "$1" denied "$2"; fi; else h "$1" missing "$2"; fi; }
 g() { o=0; for p in $R$2; do [ -f "$p" ] || continue; o=1; if [ -r "$p" ]; then h "$1" file "${p#"$R"}"; head -c $3 "$p" 2>/dev/null; else h "$1" denied "${p#"$R"}"; fi; done; [ $o = 1 ] || h "$1" missing "$2"; }
-s() { o=0; for p in $R$2; do [ -e "$p" ] || continue; o=1; h "$1" stat "${p#"$R"}"; stat -L -c '%F|%a|%u|%g|%t|%T' "$p" 2>&1; done; [ $o = 1 ] || h "$1" missing "$2"; }
+s() { o=0; for p in $R$2; do [ -e "$p" ] || continue; o=1; h "$1" stat "${p#"$R"}"; stat -L -c '%F|%a|%u|%g|%t|%T|%Y' "$p" 2>&1; done; [ $o = 1 ] || h "$1" missing "$2"; }
 v() { if eval "[ -n \"\${$2+x}\" ]"; then h "$1" env "$2"; eval "printf '%s' \"\$$2\""; else h "$1" missing "$2"; fi; }
 c() { i=$1; t=$2; shift 2
   if ! command -v "$1" >/dev/null 2>&1; then echo missing > "$T/$i.st"; return; fi
@@ -196,13 +196,15 @@ def _to_evidence(g: GatherSpec, frames: list[tuple[str, str, str]]) -> Evidence:
             if t != "stat":
                 continue
             parts = b.strip().split("|")
-            if len(parts) in (4, 6) and parts[2].isdigit():
+            if len(parts) in (4, 6, 7) and parts[2].isdigit():
                 stats[d] = {"type": parts[0], "mode": parts[1], "uid": int(parts[2]), "gid": int(parts[3])}
-                if len(parts) == 6 and parts[0].endswith("special file"):   # %t %T: device major, minor in hex
+                if len(parts) >= 6 and parts[0].endswith("special file"):   # %t %T: device major, minor in hex
                     try:
                         stats[d]["major"], stats[d]["minor"] = int(parts[4], 16), int(parts[5], 16)
                     except ValueError:
                         pass
+                if len(parts) == 7 and parts[6].isdigit():   # %Y: modified, seconds since the epoch
+                    stats[d]["mtime"] = int(parts[6])
             else:
                 stats[d] = {"type": "unknown", "error": b.strip()}
         return Evidence(g.key, g.kind, g.source, "ok", stats)

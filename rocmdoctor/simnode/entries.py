@@ -21,6 +21,8 @@ class F:
     mode: int = 0o444
     uid: int = 0
     gid: int = 0
+    #: modified time (seconds since the epoch); None: when it was written
+    mtime: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,8 @@ def write_tree(base: str, tree: Tree, *, devices_as_nodes: bool) -> None:
                 os.chmod(path, entry.mode)
             if (entry.uid or entry.gid) and is_root:
                 os.chown(path, entry.uid, entry.gid)
+            if entry.mtime is not None:
+                os.utime(path, (entry.mtime, entry.mtime))
         elif isinstance(entry, L):
             os.symlink(entry.target, path)
         elif isinstance(entry, D):

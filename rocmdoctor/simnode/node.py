@@ -76,11 +76,12 @@ class SimNode:
         self._no_tools: set[str] = set()
 
     # -- files -----------------------------------------------------------
-    def file(self, path: str, text: str, *, mode: int | str = 0o644, uid: int = 0, gid: int = 0) -> "SimNode":
-        """Add or override a file (absolute node path)."""
+    def file(self, path: str, text: str, *, mode: int | str = 0o644, uid: int = 0, gid: int = 0,
+             mtime: float | None = None) -> "SimNode":
+        """Add or override a file (absolute node path); `mtime` sets when it was last modified."""
         rel = _rel(path)
         self._removed.discard(rel)
-        self._files[rel] = F(text, parse_mode(mode), uid, gid)
+        self._files[rel] = F(text, parse_mode(mode), uid, gid, mtime)
         return self
 
     def symlink(self, path: str, target: str) -> "SimNode":
