@@ -73,6 +73,61 @@ def test_dkms_built_for_another_kernel_with_the_in_tree_driver_loaded(tmp_path: 
     assert d.remediations[0].command == "dkms autoinstall -k 6.8.0-45-generic"
 
 
+def test_blacklist_newer_than_the_initramfs_keeps_the_kernels_amdgpu(tmp_path: Path, plan) -> None:
+    # ROCm/gpu-operator#330: the operator's blacklist file, no update-initramfs, the inbox driver loaded
+    node = kd.inbox_loaded_despite_blacklist()
+    _, report = triage(node, tmp_path, plan)
+    s = steps(report)
+    step = s["loadedbuild"]
+    assert step.state == State.FAIL
+    assert step.check.message.startswith(
+        "the kernel's own amdgpu is loaded although /etc/modprobe.d/blacklist-amdgpu.conf blacklists it: that file "
+        "changed (2025-09-18 06:20 UTC) after /boot/initrd.img-6.8.0-45-generic was built (2025-08-09 07:20 UTC)")
+    ev = evidence(step)
+    assert "cat /proc/modules: ttm 118784 1 amdgpu" in ev and "cat /proc/modules: gpu_sched 61440 1 amdgpu" in ev
+    assert "cat /sys/module/amdgpu/version: No such file or directory (the kernel's own amdgpu has none)" in ev
+    assert "stat /etc/modprobe.d/blacklist-amdgpu.conf: modified 2025-09-18 06:20 UTC" in ev
+    assert "stat /boot/initrd.img-6.8.0-45-generic: modified 2025-08-09 07:20 UTC" in ev
+    assert "/etc/modprobe.d/blacklist-amdgpu.conf:1: blacklist amdgpu" in ev
+    d = diagnoses(report)
+    assert set(d) == {"initramfs-loads-in-tree-amdgpu"}
+    diag = d["initramfs-loads-in-tree-amdgpu"]
+    assert diag.confidence == "high"
+    assert "/boot/initrd.img-6.8.0-45-generic was built before /etc/modprobe.d/blacklist-amdgpu.conf" in diag.cause
+    (fix,) = diag.remediations
+    assert fix.command == "update-initramfs -u -k 6.8.0-45-generic" and fix.sudo and fix.risk == "medium"
+    assert report.exit_status == ExitStatus.CRITICAL
+
+
+def test_dkms_module_newer_than_a_dracut_initramfs(tmp_path: Path, plan) -> None:
+    # RHEL layout: amdgpu-dkms installs /lib/modules/K/extra/amdgpu.ko.xz, dracut builds /boot/initramfs-K.img
+    node = kd.inbox_loaded_despite_blacklist()
+    node.remove("/etc/modprobe.d/blacklist-amdgpu.conf").remove(f"/boot/initrd.img-{node.kernel}")
+    node.file(f"/boot/initramfs-{node.kernel}.img", "(initramfs image)\n", mtime=kd._INITRD_BUILT)
+    node.file(f"/lib/modules/{node.kernel}/extra/amdgpu.ko.xz", "(module)\n", mtime=kd._INITRD_BUILT + 7200)
+    kd._stateful_dkms(node, built_for=[node.kernel], modinfo_now=None)
+    _, report = triage(node, tmp_path, plan)
+    step = steps(report)["loadedbuild"]
+    assert step.state == State.FAIL
+    assert step.check.message.startswith(
+        f"the kernel's own amdgpu is loaded although amdgpu-dkms 6.8.5-2009582.22.04 is installed for {node.kernel}: "
+        f"/lib/modules/{node.kernel}/extra/amdgpu.ko.xz was installed after /boot/initramfs-{node.kernel}.img was built")
+    assert f"stat /lib/modules/{node.kernel}/extra/amdgpu.ko.xz: modified 2025-08-09 09:20 UTC" in evidence(step)
+    diag = diagnoses(report)["initramfs-loads-in-tree-amdgpu"]
+    assert diag.remediations[0].command == f"dracut -f --kver {node.kernel}"
+
+
+def test_blacklisted_amdgpu_loaded_after_boot_on_purpose_passes(tmp_path: Path, plan) -> None:
+    # the initramfs is newer than the blacklist, so it honours it: whoever loaded amdgpu did so after boot
+    node = kd.inbox_loaded_despite_blacklist()
+    node.file("/etc/modprobe.d/blacklist-amdgpu.conf", "blacklist amdgpu\n", mtime=kd._INITRD_BUILT - 86400)
+    _, report = triage(node, tmp_path, plan)
+    step = steps(report)["loadedbuild"]
+    assert step.state == State.PASS
+    assert "so it was loaded on purpose after boot" in step.check.message
+    assert "initramfs-loads-in-tree-amdgpu" not in diagnoses(report)
+
+
 def test_vermagic_of_stale_module(tmp_path: Path, plan) -> None:
     _, report = triage(kd.vermagic_mismatch(), tmp_path, plan)
     s = steps(report)
@@ -233,7 +288,7 @@ def test_no_gpu_node_is_quiet(tmp_path: Path, plan) -> None:
 
 
 def test_in_tree_driver_without_dkms_is_normal(tmp_path: Path, plan) -> None:
-    node = kd.healthy().remove_tool("dkms").remove("/sys/module/amdgpu/version")
+    node = kd.inbox_loaded_despite_blacklist().remove("/etc/modprobe.d/blacklist-amdgpu.conf")
     intree = f"/lib/modules/{node.kernel}/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko"
     node.command("modinfo", "amdgpu", stdout=f"filename:       {intree}\nlicense:        GPL and additional rights\n"
                  f"intree:         Y\nname:           amdgpu\nvermagic:       {node.kernel} SMP mod_unload modversions \n")
@@ -242,6 +297,10 @@ def test_in_tree_driver_without_dkms_is_normal(tmp_path: Path, plan) -> None:
     assert s["dkms"].state == State.PASS
     assert s["dkms"].check.message == f"no DKMS on this node and none needed: amdgpu is the kernel's in-tree driver ({intree})"
     assert s["vermagic"].state == State.PASS and s["userspace"].state == State.PASS
+    assert s["loadedbuild"].state == State.PASS
+    assert s["loadedbuild"].check.message.startswith(
+        "the kernel's own (in-tree) amdgpu is loaded (it holds drm_buddy, drm_ttm_helper, gpu_sched, ttm); "
+        "DKMS is not installed and no blacklist asks for another")
     assert report.exit_status == ExitStatus.OK
 
 

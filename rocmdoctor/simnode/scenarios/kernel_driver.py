@@ -25,7 +25,12 @@ Formats (every line below names where its format was taken from):
   secure boot; see man kernel_lockdown.7` (an LKML boot log, code index id 49094401690), and
   /sys/kernel/security/lockdown `none [integrity] confidentiality` (security/lockdown/lockdown.c);
 - rocminfo `HSA Error: Incompatible kernel and userspace, <GPU> disabled. Upgrade amdgpu.`
-  (ROCm 4.1 release notes, ROCm/legacy-rocm-build#1423; formats.rocminfo.incompatible_line).
+  (ROCm 4.1 release notes, ROCm/legacy-rocm-build#1423; formats.rocminfo.incompatible_line);
+- the kernel's own amdgpu stack (what amdgpu holds: amdxcp, drm_buddy, drm_ttm_helper, ttm, drm_exec,
+  drm_suballoc_helper, drm_display_helper, cec, gpu_sched, i2c_algo_bit, with their sizes) from
+  `lsmod | grep amdgpu` on Ubuntu 24.04's in-tree amdgpu (ROCm/legacy-rocm-build#5370), in
+  /proc/modules' format (formats.kernel.render_proc_modules); the GPU Operator's blacklist file is
+  `/etc/modprobe.d/blacklist-amdgpu.conf` holding `blacklist amdgpu` (ROCm/gpu-operator#330).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from __future__ import annotations
 from typing import Callable
 
 from rocmdoctor.simnode.formats import amd_smi, rocminfo
+from rocmdoctor.simnode.formats.kernel import render_proc_modules
 from rocmdoctor.simnode.formats.kernel_lines import with_bdf
 from rocmdoctor.simnode.nodes import healthy_mi300x
 from rocmdoctor.simnode.scenarios import from_cases
@@ -195,6 +201,36 @@ def kernel_unsupported() -> SimNode:
     return node
 
 
+#: what the kernel's own amdgpu holds, (name, size) as lsmod printed them (ROCm/legacy-rocm-build#5370)
+_IN_TREE_HELD = (("amdxcp", 12288), ("drm_buddy", 24576), ("drm_ttm_helper", 16384), ("ttm", 118784),
+                 ("drm_exec", 12288), ("drm_suballoc_helper", 20480), ("drm_display_helper", 278528),
+                 ("cec", 94208), ("gpu_sched", 61440), ("i2c_algo_bit", 16384))
+_BOOT_TIME = 1_758_180_000          # 2025-09-18 07:20 UTC: this boot
+_INITRD_BUILT = _BOOT_TIME - 40 * 86400
+
+
+def inbox_loaded_despite_blacklist() -> SimNode:
+    """A GPU Operator node on Ubuntu 22.04 (HWE kernel 6.8): the operator wrote
+    /etc/modprobe.d/blacklist-amdgpu.conf, nobody rebuilt the initramfs, so the initramfs still
+    loads the kernel's own amdgpu at boot and the operator's `modprobe amdgpu` finds it loaded."""
+    node = healthy()
+    node.kernel = "6.8.0-45-generic"
+    node.cmdline = node.cmdline.replace("5.15.0-119-generic", node.kernel)
+    node.file("/etc/os-release", OS_RELEASE_22045)
+    node.rocm_version = "6.4.0"
+    mods = [{"name": "amdgpu", "size": 17633280, "refcount": 0, "deps": []}]
+    mods += [{"name": n, "size": size, "refcount": 1, "deps": ["amdgpu"]} for n, size in _IN_TREE_HELD]
+    node.file("/proc/modules", render_proc_modules(mods), mode=0o444)
+    node.remove("/sys/module/amdgpu/version")
+    in_tree = _modinfo(node).replace(f"/lib/modules/{node.kernel}/updates/dkms/amdgpu.ko",
+                                     f"/lib/modules/{node.kernel}/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.zst")
+    node.command("modinfo", "amdgpu", stdout=in_tree)
+    node.file("/etc/modprobe.d/blacklist-amdgpu.conf", "blacklist amdgpu\n", mtime=_BOOT_TIME - 3600)
+    node.file(f"/boot/initrd.img-{node.kernel}", "(initramfs image)\n", mtime=_INITRD_BUILT)
+    node.file(f"/boot/vmlinuz-{node.kernel}", "(kernel image)\n", mtime=_INITRD_BUILT - 60)
+    return node.remove_tool("dkms")
+
+
 #: (name, description, builder, expected decisive step, expected diagnosis id)
 CASES: list[tuple[str, str, Callable[[], SimNode], str, str]] = [
     ("dkms-wrong-kernel", "amdgpu-dkms built for 6.5.0-35-generic only, node boots 6.8.0-45-generic: no amdgpu",
@@ -213,6 +249,8 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str]] = [
      userspace_too_new, "userspace", "userspace-driver-mismatch"),
     ("kernel-unsupported", "MI300X on Ubuntu 22.04 HWE kernel 6.8 with ROCm 6.2: a combination AMD does not support",
      kernel_unsupported, "support", "unsupported-kernel-or-os"),
+    ("inbox-amdgpu-despite-blacklist", "GPU Operator node: amdgpu blacklisted after the initramfs was built, so the kernel's own amdgpu still loads at boot",
+     inbox_loaded_despite_blacklist, "loadedbuild", "initramfs-loads-in-tree-amdgpu"),
 ]
 
 
