@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -24,6 +25,7 @@ def test_all_kinds_in_one_round_trip(tmp_path: Path) -> None:
     (root / "dev").mkdir()
     (root / "dev" / "kfd").write_text("")
     (root / "dev" / "kfd").chmod(0o660)
+    os.utime(root / "dev" / "kfd", (1_700_000_000, 1_700_000_000))
     t = _transport(root, tmp_path, env={"ROCR_VISIBLE_DEVICES": "0,1"})
     gathers = [
         GatherSpec("file", "/proc/modules"),
@@ -45,6 +47,7 @@ def test_all_kinds_in_one_round_trip(tmp_path: Path) -> None:
         "/sys/bus/pci/devices/0000:05:00.0/vendor": "0x1002\n",
     }
     assert ev["stat:/dev/kfd"].value["/dev/kfd"]["mode"] == "660"
+    assert ev["stat:/dev/kfd"].value["/dev/kfd"]["mtime"] == 1_700_000_000   # stat's %Y
     assert ev["stat:/dev/dri/renderD*"].value == {}
     out = ev["command:echo 'hello world'"]
     assert out.status == "ok" and out.value["stdout"] == "hello world\n" and out.value["rc"] == 0
