@@ -20,16 +20,20 @@ def _unquote(value: str) -> str:
     return value.replace('"', "")
 
 
+_BLACKLIST_PARAMS = ("modprobe.blacklist", "module_blacklist")
+
+
 @parser("cmdline")
 def parse_cmdline(text: str) -> dict[str, Any]:
     """Kernel command line parameters from /proc/cmdline.
 
     Returns `{raw: str, params: {name: value|True}, args: [[name, value|True]],
-    modules: {module: {param: value}}}`. A repeated name keeps its last value
-    in `params` (as the kernel does for most options); `args` keeps all in
-    order; `modules` groups `amdgpu.noretry=0`-style module parameters. Double
-    quotes (`foo="a b"`) are honoured and stripped. Raises ParseError on text
-    with more than one line.
+    modules: {module: {param: value}}, blacklisted: {module: ["name=value", ...]}}`. A repeated
+    name keeps its last value in `params` (as the kernel does for most options); `args` keeps all
+    in order; `modules` groups `amdgpu.noretry=0`-style module parameters; `blacklisted` names
+    each module that `modprobe.blacklist=` (kmod, honoured in the initramfs too) or
+    `module_blacklist=` (the kernel's own) lists, with the arguments that do. Double quotes
+    (`foo="a b"`) are honoured and stripped. Raises ParseError on text with more than one line.
     """
     raw = text.strip()
     if "\n" in raw:
@@ -37,6 +41,7 @@ def parse_cmdline(text: str) -> dict[str, Any]:
     params: dict[str, Any] = {}
     args: list[list[Any]] = []
     modules: dict[str, dict[str, Any]] = {}
+    blacklisted: dict[str, list[str]] = {}
     for tok in _TOKEN.findall(raw):
         name, eq, value = tok.partition("=")
         name = _unquote(name)
@@ -46,7 +51,10 @@ def parse_cmdline(text: str) -> dict[str, Any]:
         if "." in name and not name.startswith("."):
             mod, _, key = name.partition(".")
             modules.setdefault(mod.replace("-", "_"), {})[key] = val
-    return {"raw": raw, "params": params, "args": args, "modules": modules}
+        if name in _BLACKLIST_PARAMS and isinstance(val, str):
+            for mod in filter(None, val.split(",")):
+                blacklisted.setdefault(mod, []).append(f"{name}={val}")
+    return {"raw": raw, "params": params, "args": args, "modules": modules, "blacklisted": blacklisted}
 
 
 @parser("log_cmdline")

@@ -36,6 +36,14 @@ def test_cmdline_roundtrip_quotes_and_repeats():
         parse_cmdline("a\nb\n")
 
 
+def test_cmdline_blacklisted_modules():
+    # kmod's modprobe.blacklist= and the kernel's module_blacklist= take comma lists; a bare name blacklists nothing
+    c = parse_cmdline("ro modprobe.blacklist=nouveau,amdgpu module_blacklist=amdgpu modprobe.blacklist quiet")
+    assert c["blacklisted"] == {"nouveau": ["modprobe.blacklist=nouveau,amdgpu"],
+                                "amdgpu": ["modprobe.blacklist=nouveau,amdgpu", "module_blacklist=amdgpu"]}
+    assert parse_cmdline("ro quiet amdgpu.modeset=0")["blacklisted"] == {}
+
+
 def test_modprobe_conf():
     text = ("# blacklist the in-tree driver\nblacklist amdgpu\n"
             + render_modprobe_conf([("options", "amdgpu", "ras_enable=0 noretry=1"),
