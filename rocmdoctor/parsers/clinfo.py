@@ -13,6 +13,12 @@ ROCm. Two formats exist (real samples in tests/fixtures/outputs/clinfo/):
 In both, a platform's device list is announced by its `Platform Name` line
 followed directly by `Number of devices`; the summary block at the top repeats
 `Platform Name` without a count and is only used for the platform list.
+
+Tickets also paste clinfo through grep, keeping only each device's board and
+target (`rocm-clinfo | grep -P 'Board|gfx'`, ROCm/legacy-rocm-build#5696): no
+platform lines survive, so those devices are returned without a platform and
+nothing is said about device counts. The target a runtime reports against the
+board it names is what shows a forced HSA_OVERRIDE_GFX_VERSION.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ _KV = re.compile(r"^(?P<indent>\s*)(?P<key>[A-Za-z][^:]*?)(?::\s*|\s{2,})(?P<val
 _PCI_E = re.compile(r"PCI-E,\s*(?:(?P<dom>[0-9a-f]{4}):)?(?P<bus>[0-9a-f]{2}):(?P<dev>[0-9a-f]{2})\.(?P<fn>[0-7])", re.I)
 _PCI_AMD = re.compile(r"PCI\[\s*B#(?P<bus>\d+),\s*D#(?P<dev>\d+),\s*F#(?P<fn>\d+)\s*\]")
 _END = ("NULL platform behavior", "ICD loader properties")
+_BOARD_KEYS = ("Board name", "Device Board Name (AMD)")
 ROCM_PLATFORM = "AMD Accelerated Parallel Processing"
 
 # device keys of both formats -> our names
@@ -54,15 +61,17 @@ def parse_clinfo(text: str) -> dict[str, Any]:
     """Platforms and their devices from `clinfo` (either format).
 
     Returns `{platforms: [{name, devices: int|None, device_list: [{name, type,
-    board, topology, bdf, vendor_id}]}], rocm: {...}|None}`; `devices` is None for a
-    platform listed in the summary whose device section was not printed (a
-    cut paste). `type` is `GPU`/`CPU`/... (AMD's `CL_DEVICE_TYPE_GPU` shortened).
-    `rocm` is the "AMD Accelerated Parallel Processing" platform, if any.
-    Raises ParseError when the text has no `Number of platforms` line.
+    board, topology, bdf, vendor_id}]}], rocm: {...}|None, devices: [...]}`;
+    `devices` (per platform) is None for a platform listed in the summary whose
+    device section was not printed (a cut paste). `type` is `GPU`/`CPU`/... (AMD's
+    `CL_DEVICE_TYPE_GPU` shortened). `rocm` is the "AMD Accelerated Parallel
+    Processing" platform, if any. The top-level `devices` lists every device with
+    its `platform` (None in a grep'd paste). Raises ParseError when the text has
+    neither a `Number of platforms` line nor a device's board line.
     """
     lines = text.splitlines()
     if not any(line.lstrip().startswith("Number of platforms") for line in lines):
-        raise ParseError("not clinfo output: no `Number of platforms` line")
+        return _parse_grepped(lines)
     platforms: dict[str, dict[str, Any]] = {}
     order: list[str] = []
     last_name: str | None = None
@@ -98,7 +107,7 @@ def parse_clinfo(text: str) -> dict[str, Any]:
         field = _DEVICE_KEYS[key]
         opens = (key == "Device Type") if amd_format else (key == "Device Name")
         if opens or device is None:
-            device = {"name": None, "type": None, "board": None, "topology": None, "bdf": None, "vendor_id": None}
+            device = _new_device()
             current["device_list"].append(device)
         if field == "type":
             value = value.replace("CL_DEVICE_TYPE_", "")
@@ -107,4 +116,31 @@ def parse_clinfo(text: str) -> dict[str, Any]:
         if device.get(field) is None:
             device[field] = value
     result = [platforms[n] for n in order]
-    return {"platforms": result, "rocm": platforms.get(ROCM_PLATFORM)}
+    devices = [{**d, "platform": p["name"]} for p in result for d in p["device_list"]]
+    return {"platforms": result, "rocm": platforms.get(ROCM_PLATFORM), "devices": devices}
+
+
+def _new_device() -> dict[str, Any]:
+    return {"name": None, "type": None, "board": None, "topology": None, "bdf": None, "vendor_id": None}
+
+
+def _parse_grepped(lines: list[str]) -> dict[str, Any]:
+    """Device lines without their platform (a grep'd paste): each board line opens a device."""
+    devices: list[dict[str, Any]] = []
+    device: dict[str, Any] | None = None
+    for line in lines:
+        m = _KV.match(line)
+        if not m or m.group("key").strip() not in _DEVICE_KEYS:
+            continue
+        key, value = m.group("key").strip(), m.group("value")
+        if key in _BOARD_KEYS or device is None:
+            device = {**_new_device(), "platform": None}
+            devices.append(device)
+        field = _DEVICE_KEYS[key]
+        if field == "topology":
+            device["bdf"] = _bdf(value)
+        if device.get(field) is None:
+            device[field] = value.replace("CL_DEVICE_TYPE_", "") if field == "type" else value
+    if not any(d["board"] for d in devices):
+        raise ParseError("not clinfo output: no `Number of platforms` line and no device board line")
+    return {"platforms": [], "rocm": None, "devices": devices}

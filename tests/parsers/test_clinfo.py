@@ -50,3 +50,16 @@ def test_decimal_bus_numbers_become_hex():
 def test_not_clinfo(text):
     with pytest.raises(ParseError):
         parse_clinfo(text)
+
+
+def test_grepped_paste_keeps_each_board_and_the_target_the_runtime_reports():
+    # ROCm/legacy-rocm-build#5696: `rocm-clinfo | grep -P 'Board|gfx'` with HSA_OVERRIDE_GFX_VERSION=12.0.1 set
+    r = parse_clinfo(sample("amd-clinfo-grep-board-gfx-r9700-8060s.txt"))
+    assert r["platforms"] == [] and r["rocm"] is None
+    assert [(d["board"], d["name"], d["platform"]) for d in r["devices"]] == [
+        ("AMD Radeon AI PRO R9700", "gfx1201", None), ("Radeon 8060S Graphics", "gfx1201", None)]
+
+
+def test_full_output_lists_devices_with_their_platform():
+    r = parse_clinfo(sample("radeon-vii-clover-and-amdapp.txt"))
+    assert [(d["name"], d["platform"]) for d in r["devices"]] == [("gfx906", "AMD Accelerated Parallel Processing")]
