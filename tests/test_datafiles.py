@@ -79,3 +79,38 @@ def test_file_without_sources_is_refused(tmp_path: Path, monkeypatch: pytest.Mon
             df.load_data("nosrc")
     finally:
         df.load_data.cache_clear()
+
+
+def test_gfx_products_name_each_product_under_one_target_only() -> None:
+    """Two targets for one reduced name would make product_target guess: the table must not hold one."""
+    from rocmdoctor.catalog.expressions import product_key
+
+    targets = load_data("gfx_products")["targets"]
+    seen: dict[str, str] = {}
+    for gfx, names in targets.items():
+        assert gfx.startswith("gfx") and names, gfx
+        for name in names:
+            key = product_key(name)
+            assert key and seen.setdefault(key, gfx) == gfx, (name, gfx, seen.get(key))
+
+
+@pytest.mark.parametrize(("name", "target"), [
+    ("AMD Radeon(TM) 8060S Graphics", "gfx1151"),   # rocminfo's Marketing Name (debpalash/VoiceStudio#1274)
+    ("Radeon 8060S Graphics", "gfx1151"),           # clinfo's Board name (ROCm/legacy-rocm-build#5696)
+    ("AMD Radeon AI PRO R9700", "gfx1201"),
+    ("AMD Instinct MI210", "gfx90a"),
+    ("AMD Instinct MI300X", "gfx942"),
+    ("Radeon RX 9050 (4GB)", "gfx1200"),
+    ("AMD Radeon Graphics", None),                   # the generic name of many APUs is no product
+    ("", None),
+])
+def test_product_target_reads_the_names_tools_print(name: str, target: str | None) -> None:
+    from rocmdoctor.catalog.expressions import FILTERS
+
+    assert FILTERS["product_target"](name, load_data("gfx_products")["targets"]) == target
+
+
+def test_product_target_refuses_a_name_listed_under_two_targets() -> None:
+    from rocmdoctor.catalog.expressions import FILTERS
+
+    assert FILTERS["product_target"]("AMD Radeon VII", {"gfx906": ["Radeon VII"], "gfx1030": ["Radeon VII"]}) is None

@@ -108,7 +108,26 @@ def _map_expr(seq: Any, source: str, **names: Any) -> list[Any]:
     return [fn(item=x, **names) for x in (seq or [])]
 
 
+# Words that name the vendor, a trademark or a form factor rather than the product: rocminfo
+# says "AMD Radeon(TM) 8060S Graphics", clinfo "Radeon 8060S Graphics", AMD's tables "Radeon 8060S".
+_PRODUCT_NOISE = re.compile(r"\(tm\)|\(r\)|[\u2122\u00ae]|\(?\b\d+gb\b\)?|\bradeon instinct\b|\b(?:amd|instinct|graphics|accelerator)\b")
+
+
+def product_key(name: Any) -> str:
+    """A GPU product name reduced to the words that tell products apart (lower case)."""
+    return " ".join(_PRODUCT_NOISE.sub(" ", str(name or "").lower()).split())
+
+
+def _product_target(name: Any, targets: Any) -> str | None:
+    """The target (`gfx1151`) that `targets` ({gfx: [product names]}) gives the product `name`;
+    None for an unknown or generic name, or one the table lists under two targets."""
+    key = product_key(name)
+    found = {gfx for gfx, names in dict(targets or {}).items() for n in names or [] if product_key(n) == key}
+    return found.pop() if key and len(found) == 1 else None
+
+
 FILTERS = {
+    "product_target": _product_target,
     "join_maps": _join_maps,
     "select_expr": _select_expr,
     "map_expr": _map_expr,
