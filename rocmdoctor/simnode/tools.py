@@ -7,6 +7,8 @@ kernel-log tools get amdgpu's init lines appended when `modprobe amdgpu` runs.
 
 from __future__ import annotations
 
+import dataclasses
+
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -155,14 +157,26 @@ def _processes(node: "SimNode") -> list[dict]:
 _RENDER_CACHE: dict[tuple, dict[str, str]] = {}
 
 
+def _forced_target(value: str | None) -> str | None:
+    """HSA_OVERRIDE_GFX_VERSION=11.0.0 -> gfx1100, as ROCr reads it; None when unset or not that form."""
+    parts = (value or "").strip().split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    return f"gfx{int(parts[0])}{int(parts[1])}{int(parts[2]):x}"
+
+
 def _gpu_tool_texts(node: "SimNode") -> dict[str, str]:
     """GPU-tool outputs, memoized on the GPU state: a sweep materializes many nodes
     whose GPUs are identical, and the JSON renderers dominate materialize time."""
-    key = (repr(node.gpus), node.driver_version, node.rocm_version)
+    forced = _forced_target(node.env.get("HSA_OVERRIDE_GFX_VERSION"))
+    key = (repr(node.gpus), node.driver_version, node.rocm_version, forced)
     hit = _RENDER_CACHE.get(key)
     if hit is not None:
         return hit
     gpus, drv = node.gpus, node.driver_version
+    # ROCr reports every GPU under the forced target (its agent Name and ISA); KFD, amd-smi and
+    # rocm-smi keep the GPU's own (ROCm/legacy-rocm-build#5238: an MI210 listed as gfx1030)
+    runtime_gpus = [dataclasses.replace(g, gfx_target=forced) for g in gpus] if forced else gpus
     texts = {
         "list --json": amd_smi.render_list_json(gpus),
         "static --json": amd_smi.render_static_json(gpus, driver_version=drv),
@@ -172,7 +186,7 @@ def _gpu_tool_texts(node: "SimNode") -> dict[str, str]:
         "version --json": amd_smi.render_version_json(rocm=node.rocm_version or "N/A", amdgpu=drv),
         "version-unloaded": amd_smi.render_version(rocm=node.rocm_version or "N/A", amdgpu="N/A"),
         "rocm-smi": rocm_smi.render_rocm_smi_json(gpus, driver_version=drv),
-        "rocminfo": rocminfo.render_rocminfo(gpus),
+        "rocminfo": rocminfo.render_rocminfo(runtime_gpus),
     }
     if len(_RENDER_CACHE) > 256:
         _RENDER_CACHE.clear()

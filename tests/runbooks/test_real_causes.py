@@ -373,3 +373,27 @@ def test_a_gfx8_gpu_is_named_only_where_the_runtime_fails_beside_a_newer_one() -
     ri = {s.step_id: s for s in report.steps}["rocminfo"]
     assert ri.state == State.FAIL and ri.check.message == "rocminfo failed: Call returned HSA_STATUS_ERROR: A generic error has occurred."
     assert "legacy-gpu-breaks-runtime" not in [d.diagnosis_id for d in report.diagnoses]
+
+
+def test_gfx_override_seen_in_the_runtime_report_names_the_product_and_its_own_target(tmp_path) -> None:
+    """The runtime lists each GPU product under the forced target (ROCm/legacy-rocm-build#5696); AMD's
+    tables say which target the product is. Another generation fails, another family of the same
+    generation warns, another stepping of the same family (the gfx1031 workaround) passes."""
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.testing.triage_helpers import triage_node
+
+    plan = compile_plan(load_catalog(), ["gpu-not-visible"], {})
+    node = real_causes.apu_allocations_in_gtt()          # a Radeon 8060S, gfx1151
+    node.env["HSA_OVERRIDE_GFX_VERSION"] = "12.0.1"
+    step = {s.step_id: s for s in triage_node(node, tmp_path / "a", plan)[1].runbooks[0].steps}["override"]
+    assert step.state == State.FAIL
+    assert step.check.message.startswith("rocminfo reports the AMD Radeon 8060S as gfx1201, but that product is gfx1151")
+    assert step.check.evidence == ("rocminfo: Marketing Name: AMD Radeon 8060S / Name: gfx1201; the product is gfx1151",
+                                   'env: HSA_OVERRIDE_GFX_VERSION="12.0.1"')
+    node.env["HSA_OVERRIDE_GFX_VERSION"] = "11.0.0"      # gfx1100 code on gfx1151: same generation
+    step = {s.step_id: s for s in triage_node(node, tmp_path / "b", plan)[1].runbooks[0].steps}["override"]
+    assert step.state == State.WARN and "as gfx1100, but that product is gfx1151" in step.check.message
+    node.env["HSA_OVERRIDE_GFX_VERSION"] = "11.5.0"      # another stepping of gfx115x
+    step = {s.step_id: s for s in triage_node(node, tmp_path / "c", plan)[1].runbooks[0].steps}["override"]
+    assert step.state == State.PASS
