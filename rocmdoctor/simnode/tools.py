@@ -8,7 +8,6 @@ kernel-log tools get amdgpu's init lines appended when `modprobe amdgpu` runs.
 from __future__ import annotations
 
 import dataclasses
-
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 

@@ -397,3 +397,23 @@ def test_gfx_override_seen_in_the_runtime_report_names_the_product_and_its_own_t
     node.env["HSA_OVERRIDE_GFX_VERSION"] = "11.5.0"      # another stepping of gfx115x
     step = {s.step_id: s for s in triage_node(node, tmp_path / "c", plan)[1].runbooks[0].steps}["override"]
     assert step.state == State.PASS
+
+
+def test_a_forced_target_with_the_variable_unset_where_rocmdoctor_looked_says_so(tmp_path) -> None:
+    """The runtime's report decides even when the environment rocmdoctor read lacks the variable;
+    the message then sends the engineer to where the runtime's environment differs."""
+    import dataclasses
+
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.simnode.formats import rocminfo
+    from rocmdoctor.testing.triage_helpers import triage_node
+
+    node = real_causes.apu_allocations_in_gtt()
+    forced = [dataclasses.replace(g, gfx_target="gfx1201") for g in node.gpus]
+    node.command("rocminfo", "", rocminfo.render_rocminfo(forced))
+    _, report = triage_node(node, tmp_path, compile_plan(load_catalog(), ["gpu-not-visible"], {}))
+    step = {s.step_id: s for s in report.runbooks[0].steps}["override"]
+    assert step.state == State.FAIL
+    assert "yet HSA_OVERRIDE_GFX_VERSION is not set in the environment rocmdoctor read" in step.check.message
+    assert step.check.evidence == ("rocminfo: Marketing Name: AMD Radeon 8060S / Name: gfx1201; the product is gfx1151",)
