@@ -126,7 +126,21 @@ def _product_target(name: Any, targets: Any) -> str | None:
     return found.pop() if key and len(found) == 1 else None
 
 
+def _previous_boot_log(journal: Any, syslogs: Any) -> dict[str, Any]:
+    """The previous boot's kernel events, wherever the node kept them: the journal's
+    (`journalctl -k -b -1`, a persistent journal), else the first rsyslog file (`[[path,
+    syslog_previous_boot result], ...]` in the order to try) that reaches back to a boot boundary.
+    `{source, events, abrupt_end}`; `source` and `events` None when none does."""
+    if journal is not None:
+        return {"source": "journalctl -k -b -1", "events": journal, "abrupt_end": False}
+    for path, read in syslogs or []:
+        if read and read.get("found"):
+            return {"source": path, "events": read["events"], "abrupt_end": bool(read.get("abrupt_end"))}
+    return {"source": None, "events": None, "abrupt_end": False}
+
+
 FILTERS = {
+    "previous_boot_log": _previous_boot_log,
     "product_target": _product_target,
     "join_maps": _join_maps,
     "select_expr": _select_expr,

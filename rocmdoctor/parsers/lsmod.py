@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from rocmdoctor.parsers import ParseError, parser
+from rocmdoctor.parsers.proc_modules import module_record
 
 _HEADER = re.compile(r"^Module\s+Size\s+Used by\s*$")
 # name size use_count [holders] [rest of a /proc/modules line: state, address, taint]
@@ -43,13 +44,5 @@ def parse_lsmod(text: str) -> dict[str, dict[str, Any]]:
         m = _LINE.match(line)
         if not m:
             raise ParseError(f"line {lineno} is not an lsmod line: {line[:60]!r}")
-        deps = m.group("deps") or ""
-        ref = m.group("refcount")
-        out[m.group("name")] = {
-            "size": int(m.group("size")),
-            "refcount": None if ref == "-" else int(ref),
-            "deps": [] if deps in ("", "-", "[permanent]") else [d for d in deps.split(",") if d],
-            "state": m.group("state"),
-            "taint": m.group("taint") or "",
-        }
+        out[m.group("name")] = module_record(m)
     return out

@@ -35,13 +35,19 @@ def parse_proc_modules(text: str) -> dict[str, dict[str, Any]]:
         m = _LINE.match(line.strip())
         if not m:
             raise ParseError(f"line {lineno} is not a /proc/modules line: {line[:60]!r}")
-        deps = m.group("deps")
-        ref = m.group("refcount")
-        out[m.group("name")] = {
-            "size": int(m.group("size")),
-            "refcount": None if ref == "-" else int(ref),
-            "deps": [] if deps == "-" else [d for d in deps.split(",") if d],
-            "state": m.group("state"),
-            "taint": m.group("taint") or "",
-        }
+        out[m.group("name")] = module_record(m)
     return out
+
+
+def module_record(m: re.Match[str]) -> dict[str, Any]:
+    """One module's entry from a line matched with named groups size, refcount, deps, state,
+    taint (lsmod's table has the same columns, some of them missing)."""
+    deps = m.group("deps") or ""
+    ref = m.group("refcount")
+    return {
+        "size": int(m.group("size")),
+        "refcount": None if ref == "-" else int(ref),
+        "deps": [] if deps in ("", "-", "[permanent]") else [d for d in deps.split(",") if d],
+        "state": m.group("state"),
+        "taint": m.group("taint") or "",
+    }
