@@ -7,26 +7,19 @@ rocminfo, an install log), on a machine like the reporter's.
 - pcie-atomics-unsupported: Radeon RX 550 (1002:699f) in an HP EliteBook 850 G5, `kfd kfd:
   skipped device 1002:699f, PCI rejects atomics`, rocminfo `Call returned 4104`
   (ROCm/legacy-rocm-build#806);
-- dkms-build-failed: Ubuntu 24.04 moved to HWE kernel 6.14.0-24-generic, amdgpu-dkms
-  6.12.12-2164967.24.04 fails to build for it; the apt console log is ROCm/amdgpu#192's;
 - pci-bar-space-exhausted: BAR lines of ROCm/legacy-rocm-build#1541 and the probe failure
   (-12) of ROCm/rocm-install-on-linux#615 on one MI210;
 - visibility masks that compose to nothing (Parsl/parsl#3858), an iGPU enumerated first
   (ROCm/TheRock#3392), WSL 2 (ROCm/ROCm#1794), a built-in amdgpu, optional firmware (#912);
-- the thermal, container and APU-memory nodes live in real_causes_ops.py and are registered here;
-- kernel-without-kfd: an 8x MI300X node booted into an appliance kernel built without
-  CONFIG_HSA_AMD (config lines of flatcar/Flatcar#1935 and siderolabs/pkgs#893);
+- the thermal, container and APU-memory nodes live in real_causes_ops.py, the kernel-side ones
+  (dkms-build-failed, missing-dependency-module, kernel-without-kfd, kfd-module-parameter-invalid)
+  in real_causes_kernel.py; all are registered here;
 - no-code-object-for-gpu: an RX 6700 XT (gfx1031) under ROCm 6.0, whose rocBLAS has no kernels for
   it (ROCm/rocBLAS#1339; the index files ROCm 6.0 lists in ROCm/legacy-rocm-build#3015);
 - slurm-gres-conf-mismatch: the same node whose slurmd detects the 8 GPUs and ignores them, a gres.conf
-  record without File= being discarded (SlinkyProject/slurm-operator#57's slurmd lines).
+  record without File= being discarded (SlinkyProject/slurm-operator#57's slurmd lines);
 - slurm-gpu-autodetect-failed: a healthy MI300X Slurm node with AutoDetect=rsmi and slurmd's
   "Configured with rsmi, but that lib wasn't found." (openhpc/ohpc#2057);
-- kfd-module-parameter-invalid: the same node with KFD in the kernel but `amdgpu.sched_policy` out of
-  range: `amdgpu: sched_policy has invalid value` (CachyOS/linux-cachyos#643) and no KFD;
-- missing-dependency-module: EC2 g4ad (Radeon Pro V520) on Ubuntu 18.04 without
-  linux-modules-extra: the five `amdgpu: Unknown symbol amd_iommu_* (err -2)` lines of
-  awsdocs/amazon-ec2-user-guide#152; modprobe's message is kmod's strerror for ENOENT.
 """
 
 from __future__ import annotations
@@ -40,6 +33,9 @@ from rocmdoctor.simnode.scenarios.real_causes_ops import (  # noqa: F401 - re-ex
     amdsmi_python_deps_missing, amdsmi_python_mismatch, apu_allocations_in_gtt, framework_without_rocm, gfx_override_mismatch, busy_pinned_idle_process, container_host_driver_missing, fan_curve_too_quiet,
     idle_at_top_clock, kfd_open_invalid_argument, legacy_gpu_breaks_runtime, rootless_gid_not_mapped, throttled_bit_at_idle,
     wsl_gpu_unsupported, wsl_node,
+)
+from rocmdoctor.simnode.scenarios.real_causes_kernel import (  # noqa: F401 - re-exported for tests and demos
+    KCONFIG_WITHOUT_KFD, dkms_build_failed, kernel_without_kfd, kfd_module_parameter_invalid, missing_dependency_module,
 )
 
 #: rocminfo on the Pitcairn machine (ROCm/legacy-rocm-build#2232, verbatim)
@@ -57,19 +53,6 @@ Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate 
 #: rocminfo on the RX 550 laptop (ROCm/legacy-rocm-build#806, verbatim)
 ROCMINFO_4104 = ("hsa api call failure at line 900, file: /data/jenkins_workspace/compute-rocm-rel-2.4/rocminfo/"
                  "rocminfo.cc. Call returned 4104\n")
-
-#: apt's console while installing amdgpu-dkms on HWE 6.14 (ROCm/amdgpu#192, verbatim)
-DKMS_CONSOLE_614 = """Setting up amdgpu-dkms (1:6.12.12.60401-2164967.24.04) ...
-Loading new amdgpu-6.12.12-2164967.24.04 DKMS files...
-Building for 6.14.0-24-generic
-Building for architecture x86_64
-Building initial module for 6.14.0-24-generic
-Error! Bad return status for module build on kernel: 6.14.0-24-generic (x86_64)
-Consult /var/lib/dkms/amdgpu/6.12.12-2164967.24.04/build/make.log for more information.
-dpkg: error processing package amdgpu-dkms (--configure):
- installed amdgpu-dkms package post-installation script subprocess returned error exit status 10
-"""
-
 
 def _kfd_refused(name: str, gpu: SimGPU, kfd_line: str, rocminfo_out: str, rc: int, description: str) -> SimNode:
     """One consumer GPU bound to amdgpu (display works) that KFD did not add: no KFD GPU node,
@@ -100,48 +83,6 @@ def kfd_pci_rejects_atomics() -> SimNode:
                edge_temp=45.0, junction_temp=45.0, power_w=8.0, power_cap_w=50.0, power_cap_default_w=50.0)
     return _kfd_refused("elitebook-850g5", g, "kfd kfd: skipped device 1002:699f, PCI rejects atomics", ROCMINFO_4104, 1,
                         "RX 550 behind a chipset root port without PCIe atomics: KFD skipped it")
-
-
-def dkms_build_failed() -> SimNode:
-    """The thread's machine: Ubuntu 24.04, ROCm 6.4.1's amdgpu-dkms, built for the GA kernel 6.8
-    before the HWE 6.14 kernel arrived; the install's console log is in /root."""
-    from rocmdoctor.simnode.scenarios.kernel_driver import DKMS_STUB, MODINFO_STUB, _modinfo, healthy
-    from rocmdoctor.simnode.system import UBUNTU_2404_OS_RELEASE
-
-    node = healthy()
-    node.kernel, node.rocm_version, node.driver_version = "6.14.0-24-generic", "6.4.1", "6.12.12"
-    node.cmdline = node.cmdline.replace("5.15.0-119-generic", node.kernel)
-    node.file("/etc/os-release", UBUNTU_2404_OS_RELEASE)
-    node.unload_amdgpu(load_error=f"modprobe: FATAL: Module amdgpu not found in directory /lib/modules/{node.kernel}\n")
-    node.file("/root/amdgpu-install.log", DKMS_CONSOLE_614)
-    ver = "6.12.12-2164967.24.04"
-    node.file("/.sim/dkms/version", ver + "\n")
-    node.file("/.sim/dkms/status", f"amdgpu/{ver}, 6.8.0-60-generic, x86_64: installed\n")
-    node.file("/.sim/dkms/modinfo.built", _modinfo(node))
-    return node.stub("dkms", DKMS_STUB).stub("modinfo", MODINFO_STUB)
-
-
-#: awsdocs/amazon-ec2-user-guide#152, verbatim (dmesg | grep amdgpu)
-UNKNOWN_AMD_IOMMU = ["amdgpu: Unknown symbol amd_iommu_bind_pasid (err -2)",
-                     "amdgpu: Unknown symbol amd_iommu_set_invalidate_ctx_cb (err -2)",
-                     "amdgpu: Unknown symbol amd_iommu_free_device (err -2)",
-                     "amdgpu: Unknown symbol amd_iommu_unbind_pasid (err -2)",
-                     "amdgpu: Unknown symbol amd_iommu_init_device (err -2)"]
-
-
-def missing_dependency_module() -> SimNode:
-    from rocmdoctor.simnode.scenarios.kernel_driver import _modinfo, _stateful_dkms
-
-    g = SimGPU(index=0, bdf="0000:00:1e.0", device_id=0x7362, subsystem_device_id=0x0A34,
-               market_name="AMD Radeon Pro V520", gfx_target="gfx1011", vram_total=8 * GIB, vram_used=0,
-               edge_temp=30.0, junction_temp=31.0, power_cap_w=225.0)
-    node = SimNode("g4ad-xlarge", gpus=[g], kernel="5.4.0-1045-aws",
-                   description="EC2 g4ad without linux-modules-extra: amd_iommu_v2 missing, amdgpu cannot load")
-    node.add_kernel_log([(7.668049 + i * 0.0001, m) for i, m in enumerate(UNKNOWN_AMD_IOMMU)])
-    node.unload_amdgpu(load_error="modprobe: ERROR: could not insert 'amdgpu': Unknown symbol in module, "
-                                  "or unknown parameter (see dmesg)\n", load_error_log=UNKNOWN_AMD_IOMMU)
-    # the module is there for this kernel (dkms built it); only its dependency is missing
-    return _stateful_dkms(node, built_for=[node.kernel], modinfo_now=_modinfo(node))
 
 
 def _mi210_not_bound(name: str, description: str) -> tuple[SimNode, SimGPU]:
@@ -303,61 +244,6 @@ def optional_firmware_missing() -> SimNode:
             for i, bdf in enumerate(("0000:19:00.0", "0000:1a:00.0"))]
     node = SimNode("radeon-vii-x2", gpus=gpus, description="vega20_ta.bin missing, both GPUs initialised")
     return node.add_kernel_log([(3.353884, OPTIONAL_TA_LINES[0]), (3.353886, OPTIONAL_TA_LINES[1])])
-
-
-#: the kernel config of a kernel built without KFD, lines verbatim: `zgrep -i amdgpu /proc/config.gz`
-#: on Flatcar 6.12.74 (flatcar/Flatcar#1935) and the `# CONFIG_HSA_AMD is not set` line with its
-#: neighbours from Talos' kernel config (siderolabs/pkgs#893, the diff that enabled it)
-KCONFIG_WITHOUT_KFD = """CONFIG_DRM_AMDGPU=m
-# CONFIG_DRM_AMDGPU_SI is not set
-# CONFIG_DRM_AMDGPU_CIK is not set
-# CONFIG_DRM_AMDGPU_USERPTR is not set
-# CONFIG_DRM_AMDGPU_WERROR is not set
-# CONFIG_DRM_AMD_SECURE_DISPLAY is not set
-# end of Display Engine Configuration
-
-# CONFIG_HSA_AMD is not set
-"""
-
-
-def kernel_without_kfd() -> SimNode:
-    """A Talos/Flatcar-style node image whose kernel was built without CONFIG_HSA_AMD: amdgpu binds
-    every GPU (display side), but KFD does not exist: no /sys/class/kfd, no /dev/kfd, no `kfd kfd:`
-    line, rocminfo cannot open /dev/kfd."""
-    from rocmdoctor.simnode.scenarios.gpu_not_visible import ROCMINFO_NO_KFD, healthy
-
-    node = healthy().remove("/sys/class/kfd").remove("/sys/devices/virtual/kfd").remove("/dev/kfd")
-    node.cmdline = node.cmdline.replace(node.kernel, "6.12.74-flatcar")
-    node.kernel = "6.12.74-flatcar"
-    lines = [(ts, m) for ts, m in amdgpu_init_lines(node, 5.214)
-             if not m.startswith(("kfd kfd:", "amdgpu: Topology:", "amdgpu: Virtual CRAT"))]
-    _set_klog(node, lines, built_by="build@pony-truck.infra.kinvolk.io")
-    node.file(f"/boot/config-{node.kernel}", KCONFIG_WITHOUT_KFD)
-    node.command("rocminfo", "", stdout=ROCMINFO_NO_KFD, rc=1)
-    return node
-
-
-#: CachyOS/linux-cachyos#643 (RX 7900 XTX), verbatim: KFD's parameter check fails right after
-#: amdgpu announces itself, and the reporter's `zgrep CONFIG_HSA_AMD /proc/config.gz`
-KFD_SCHED_POLICY_INVALID = "amdgpu: sched_policy has invalid value"
-KCONFIG_WITH_KFD = "CONFIG_HSA_AMD=y\nCONFIG_HSA_AMD_SVM=y\n"
-
-
-def kfd_module_parameter_invalid() -> SimNode:
-    """amdgpu binds every GPU but KFD refused to start (`amdgpu.sched_policy=4` in modprobe.d):
-    the kernel has KFD (CONFIG_HSA_AMD=y), yet there is no /sys/class/kfd and no /dev/kfd."""
-    from rocmdoctor.simnode.scenarios.gpu_not_visible import ROCMINFO_NO_KFD, healthy
-
-    node = healthy().remove("/sys/class/kfd").remove("/sys/devices/virtual/kfd").remove("/dev/kfd")
-    lines = [(ts, m) for ts, m in amdgpu_init_lines(node, 5.214)
-             if not m.startswith(("kfd kfd:", "amdgpu: Topology:", "amdgpu: Virtual CRAT"))]
-    first = lines[0][0]
-    lines.insert(1, (first + 0.0002, KFD_SCHED_POLICY_INVALID))
-    _set_klog(node, lines)
-    node.file(f"/boot/config-{node.kernel}", KCONFIG_WITH_KFD)
-    node.file("/etc/modprobe.d/amdgpu-tuning.conf", "options amdgpu sched_policy=4\n")
-    node.command("rocminfo", "", stdout=ROCMINFO_NO_KFD, rc=1)
-    return node
 
 
 GPU_NOT_VISIBLE = [
