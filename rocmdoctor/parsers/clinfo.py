@@ -109,12 +109,7 @@ def parse_clinfo(text: str) -> dict[str, Any]:
         if opens or device is None:
             device = _new_device()
             current["device_list"].append(device)
-        if field == "type":
-            value = value.replace("CL_DEVICE_TYPE_", "")
-        if field == "topology":
-            device["bdf"] = _bdf(value)
-        if device.get(field) is None:
-            device[field] = value
+        _set_field(device, field, value)
     result = [platforms[n] for n in order]
     devices = [{**d, "platform": p["name"]} for p in result for d in p["device_list"]]
     return {"platforms": result, "rocm": platforms.get(ROCM_PLATFORM), "devices": devices}
@@ -122,6 +117,16 @@ def parse_clinfo(text: str) -> dict[str, Any]:
 
 def _new_device() -> dict[str, Any]:
     return {"name": None, "type": None, "board": None, "topology": None, "bdf": None, "vendor_id": None}
+
+
+def _set_field(device: dict[str, Any], field: str, value: str) -> None:
+    """The first value of a device key wins (AMD's format repeats some further down)."""
+    if field == "type":
+        value = value.replace("CL_DEVICE_TYPE_", "")
+    if field == "topology":
+        device["bdf"] = _bdf(value)
+    if device.get(field) is None:
+        device[field] = value
 
 
 def _parse_grepped(lines: list[str]) -> dict[str, Any]:
@@ -132,15 +137,11 @@ def _parse_grepped(lines: list[str]) -> dict[str, Any]:
         m = _KV.match(line)
         if not m or m.group("key").strip() not in _DEVICE_KEYS:
             continue
-        key, value = m.group("key").strip(), m.group("value")
+        key = m.group("key").strip()
         if key in _BOARD_KEYS or device is None:
             device = {**_new_device(), "platform": None}
             devices.append(device)
-        field = _DEVICE_KEYS[key]
-        if field == "topology":
-            device["bdf"] = _bdf(value)
-        if device.get(field) is None:
-            device[field] = value.replace("CL_DEVICE_TYPE_", "") if field == "type" else value
+        _set_field(device, _DEVICE_KEYS[key], m.group("value"))
     if not any(d["board"] for d in devices):
         raise ParseError("not clinfo output: no `Number of platforms` line and no device board line")
     return {"platforms": [], "rocm": None, "devices": devices}
