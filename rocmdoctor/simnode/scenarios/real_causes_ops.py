@@ -151,14 +151,16 @@ def busy_pinned_idle_process() -> SimNode:
     """Two Radeon AI PRO R9700 (gfx1201) that read 100 % busy while the vLLM container that used
     them sits idle: memory activity 1 % / 0 %, 103 / 92 W of a 300 W cap, hotspot 79 / 80 C,
     29777 of 32624 MB in use, python3.12 holding 19.6 GB on each (ROCm/legacy-rocm-build#5706,
-    comment #9; BDFs and device id from its lspci)."""
+    comment #9; BDFs and device id from its lspci). The shader clock stays up in that state: 2317 MHz
+    in the same issue's rocm-smi (ai01); the R9700's own pp_dpm_sclk is in no thread, so its levels
+    are those of the same Navi 48 die on an RX 9070 XT (500 / 2520 MHz, amdgpu-sysfs-rs fixture)."""
     gpus = []
     for index, (bdf, mem, watts, hot) in enumerate((("0000:03:00.0", 1, 103.0, 79.0), ("0000:43:00.0", 0, 92.0, 80.0))):
         gpus.append(SimGPU(index=index, bdf=bdf, device_id=0x7551, subsystem_device_id=0x7551,
                            market_name="AMD Radeon AI PRO R9700", gfx_target="gfx1201",
                            vram_total=32624 * 1024 * 1024, vram_used=29777 * 1024 * 1024, junction_temp=hot,
                            power_w=watts, power_cap_w=300.0, power_cap_default_w=300.0,
-                           gfx_activity=100, mem_activity=mem,
+                           gfx_activity=100, mem_activity=mem, sclk_mhz=2317, sclk_max_mhz=2520,
                            processes=[SimProcess(pid=213952, name="python3.12", vram_bytes=21008920000)]))
     node = SimNode("localai2", gpus=gpus, description="2x R9700 pinned at 100 % busy by an idle ROCm process")
     return node.file(rocblas_index("gfx1201"), "")   # vLLM ran on them: this ROCm has gfx1201 kernels

@@ -116,6 +116,21 @@ def busy_healthy() -> SimNode:
     return node
 
 
+#: (SCLK MHz, junction C, socket W) of three MI300X of ROCm/legacy-rocm-build#4414 at 100 % busy
+HELD_LOW = [(59, 50.0, 157.0), (58, 48.0, 154.0), (56, 49.0, 156.0)]
+
+
+def clock_held_low() -> SimNode:
+    """8x MI300X at 100 % busy with their shader clock at 56-59 MHz (pp_dpm_sclk in its `S:` deep-sleep
+    form), 48-50 C and ~155 W of 750 W, level auto, no violation: the readings of
+    ROCm/legacy-rocm-build#4414, where the clock survived a reboot (firmware)."""
+    node = healthy()
+    for g in node.gpus:
+        g.sclk_mhz, g.junction_temp, g.power_w = HELD_LOW[g.index % len(HELD_LOW)]
+        g.gfx_activity, g.vram_used, g.mem_temp = 100, g.vram_total * 86 // 100, g.junction_temp - 8.0
+    return node
+
+
 def kernel_events() -> SimNode:
     """MI300X GPU 6 logged 'GPU thermal throttling temperature reached ... HBM.' earlier this boot."""
     node = healthy()
@@ -140,6 +155,8 @@ CASES: list[tuple[str, str, Callable[[], SimNode], str, str]] = [
      violation, "violations", "thermal-throttling"),
     ("power-capped", "MI300X GPU 4 capped at 400 W (default 750 W): power capped, not thermal (fixable)",
      power_capped, "power", "power-capped"),
+    ("clock-held-low", "8x MI300X 100% busy at 56-59 MHz, 48-50 C, ~155 W of 750 W, no violation (#4414 readings)",
+     clock_held_low, "clocks", "clock-low-unexplained"),
     ("thermal-kernel-events", "kernel log: 'GPU thermal throttling temperature reached ... HBM.' on GPU 6",
      kernel_events, "klog", "thermal-events-logged"),
     ("thermal-shutdown-previous-boot", "node back up after amdgpu powered it off: 'GPU over temperature range(SW CTF) detected!' in journalctl -k -b -1",
