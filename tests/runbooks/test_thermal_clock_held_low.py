@@ -37,7 +37,8 @@ def test_the_ticket_rocm_smi_table_names_each_gpu_with_its_readings() -> None:
     # the pinned check leaves them to this one instead of calling them idle-busy
     pinned = by_id["pinned"]
     assert pinned.state == State.PASS
-    assert "GPU 0, GPU 1, GPU 2 busy with the shader clock under 300 MHz" in " ".join(pinned.check.message.split())
+    assert "GPU 0, GPU 1, GPU 2 busy with the shader clock in deep sleep or under 300 MHz" in " ".join(
+        pinned.check.message.split())
     first = rb.diagnoses[0]
     assert first.diagnosis_id == "clock-low-unexplained" and first.confidence == "low"
     assert "(the SMU's violation counters were not read)" in " ".join(first.cause.split())
@@ -51,6 +52,9 @@ def test_the_simulated_node_reads_deep_sleep_under_load_from_sysfs() -> None:
     assert clocks.check.evidence[0] == ("/sys/bus/pci/devices/0000:05:00.0/pp_dpm_sclk: current 59Mhz * (S: deep sleep), "
                                         "top level 2100Mhz; gpu_busy_percent: 100")
     assert by_id["violations"].state == State.PASS and by_id["power"].state == State.PASS
+    # 155 W of 750 W at 100 % busy, but in deep sleep: not the idle-busy state
+    assert by_id["pinned"].state == State.PASS
+    assert "0000:05:00.0, 0000:26:00.0" in " ".join(by_id["pinned"].check.message.split())
     first = rb.diagnoses[0]
     assert first.diagnosis_id == "clock-low-unexplained"
     assert "the SMU reports no thermal or power violation" in " ".join(first.cause.split())
