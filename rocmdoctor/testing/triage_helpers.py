@@ -8,8 +8,9 @@ from typing import Any
 
 from rocmdoctor.transports.audit import AuditLog
 from rocmdoctor.engine.compiler import Plan
-from rocmdoctor.results import Diagnosis, StepResult
+from rocmdoctor.results import Diagnosis, RunbookReport, StepResult
 from rocmdoctor.simnode.node import SimNode, sim_transport
+from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.engine.triage import Decision, TriageReport, run_triage
 
 
@@ -24,6 +25,14 @@ def triage_node(node: SimNode, directory: Path, plan: Plan, *, fix: bool = False
 
     with transport:
         return root, run_triage(transport, plan, fix=fix, approver=approver)
+
+
+def triage_runbook(runbook: str, target: str = "", bundle: str | None = None,
+                   **vars: str) -> tuple[RunbookReport, dict[str, StepResult]]:
+    """Triage a `demo:` target or a bundle with one runbook; its report and its steps by id."""
+    report = triage_target(TriageRequest(target=target, bundle=bundle, runbooks=(runbook,), vars=vars))
+    (rb,) = report.runbooks
+    return rb, {s.step_id: s for s in rb.steps}
 
 
 def steps(report: TriageReport) -> dict[str, StepResult]:

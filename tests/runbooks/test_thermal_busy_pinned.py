@@ -11,20 +11,18 @@ import pytest
 
 from rocmdoctor.catalog.loader import load_catalog
 from rocmdoctor.engine.compiler import compile_plan
-from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.simnode.scenarios.real_causes import busy_pinned_idle_process
 from rocmdoctor.simnode.sysfs import hwmon_index, pci_dir
 from rocmdoctor.status import State
-from rocmdoctor.testing.triage_helpers import steps, triage_node
+from rocmdoctor.testing.triage_helpers import steps, triage_node, triage_runbook
 
 RB = "thermal-throttling"
 CASES = Path(__file__).parents[1] / "incidents" / RB
 
 
 def _pinned(target: str = "", bundle: str | None = None, **vars: str):
-    report = triage_target(TriageRequest(target=target, bundle=bundle, runbooks=(RB,), vars=vars))
-    (rb,) = report.runbooks
-    return rb, next(s for s in rb.steps if s.step_id == "pinned")
+    rb, by_id = triage_runbook(RB, target, bundle, **vars)
+    return rb, by_id["pinned"]
 
 
 def test_amd_smi_table_of_two_pinned_r9700s() -> None:

@@ -9,19 +9,16 @@ from pathlib import Path
 
 from rocmdoctor.catalog.loader import load_catalog
 from rocmdoctor.engine.compiler import compile_plan
-from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.simnode.scenarios.thermal import clock_held_low
 from rocmdoctor.status import State
-from rocmdoctor.testing.triage_helpers import steps, triage_node
+from rocmdoctor.testing.triage_helpers import steps, triage_node, triage_runbook
 
 RB = "thermal-throttling"
 CASE = Path(__file__).parents[1] / "incidents" / RB / "mi300x-8x-sclk-59mhz-under-load-firmware" / "bundle"
 
 
 def _run(target: str = "", bundle: str | None = None, **vars: str):
-    report = triage_target(TriageRequest(target=target, bundle=bundle, runbooks=(RB,), vars=vars))
-    (rb,) = report.runbooks
-    return rb, {s.step_id: s for s in rb.steps}
+    return triage_runbook(RB, target, bundle, **vars)
 
 
 def test_the_ticket_rocm_smi_table_names_each_gpu_with_its_readings() -> None:
@@ -76,3 +73,4 @@ def test_the_floor_is_a_variable() -> None:
         "rocm-smi's table shows the clock of 3 GPU(s) but not their levels: only a busy GPU under 50 MHz is judged "
         "from it, and none is")
     assert by_id["pinned"].state == State.WARN   # and then read as busy at a fifth of the cap
+
