@@ -31,8 +31,8 @@ from rocmdoctor.simnode.gpu import GIB, SimGPU, SimPciPort, strix_halo_gpu
 from rocmdoctor.simnode.node import SimNode
 from rocmdoctor.simnode.scenarios import Scenario, from_cases
 from rocmdoctor.simnode.scenarios.gpu_oom import healthy
+from rocmdoctor.simnode.scenarios.gpu_not_visible import boot_firmware_failed, gpu_failed_init
 from rocmdoctor.simnode.tools import BOOT_WALL, amdgpu_init_lines, boot_lines
-from rocmdoctor.simnode.scenarios.gpu_not_visible import gpu_failed_init, boot_firmware_failed
 
 RUNBOOK = "gpu-hardware-fault"
 
