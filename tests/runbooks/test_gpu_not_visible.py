@@ -467,3 +467,38 @@ def test_amd_smi_exiting_0_without_json_is_unknown_not_a_failure(tmp_path: Path)
     s = steps(report)["runtime"]
     assert s.state == State.UNKNOWN
     assert s.check.message == f"amd-smi list --json exited 0 without a JSON list of GPUs: {line}"
+
+
+INCIDENTS = Path(__file__).parents[1] / "incidents"
+
+
+def test_pasted_lsmod_without_amdgpu_warns_and_says_it_came_from_lsmod() -> None:
+    """ROCm/ROCm#1888: `lsmod | grep -Ei 'amd|ati|radeon'` with no amdgpu is the ticket's only evidence.
+    A paste is often filtered, so the step warns (never fails) and the cause names lsmod, not rocminfo."""
+    case = INCIDENTS / "gpu-not-visible" / "alma91-amdgpu-missing-from-lsmod-after-rocm-install"
+    report = triage_target(TriageRequest(target="", bundle=str(case / "bundle"), runbooks=("gpu-not-visible",)))
+    module = steps(report)["module"]
+    assert module.state == State.WARN and module.check.outputs["loaded"] is False
+    assert module.check.evidence == ("lsmod: 13 module(s) (snd_sof_amd_renoir, snd_sof_amd_acp, snd_sof_pci, snd_sof, "
+                                     "edac_mce_amd, kvm_amd, ...), no amdgpu",)
+    d = diagnoses(report)["amdgpu-not-loaded"]
+    assert d.cause.startswith("lsmod, as pasted, lists no amdgpu (unconfirmed: a pasted lsmod is often filtered")
+    assert "rocminfo says" not in d.cause
+
+
+@pytest.mark.parametrize("drop_amdgpu_line", [False, True])
+def test_pasted_lsmod_with_amdgpu_or_a_module_it_uses_passes(drop_amdgpu_line: bool, tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#5370's `lsmod | grep amdgpu`: amdgpu's own line, or (a grep that left it out)
+    a module whose `Used by` names amdgpu, proves the driver loaded."""
+    lines = (INCIDENTS / "kernel-driver-mismatch" / "ubuntu2404-in-tree-amdgpu-after-removing-dkms" / "bundle" /
+             "commands" / "lsmod" / "stdout").read_text().splitlines(keepends=True)
+    if drop_amdgpu_line:
+        lines = [line for line in lines if not line.startswith("amdgpu ")]
+    out = tmp_path / "bundle" / "commands" / "lsmod"
+    out.mkdir(parents=True)
+    (out / "stdout").write_text("".join(lines))
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path / "bundle"), runbooks=("gpu-not-visible",)))
+    module = steps(report)["module"]
+    assert module.state == State.PASS and module.check.outputs["loaded"] is True
+    assert module.check.evidence == (("lsmod: a module amdgpu uses",) if drop_amdgpu_line else ("lsmod: amdgpu 19722240 28",))
+    assert "amdgpu-not-loaded" not in diagnoses(report)
