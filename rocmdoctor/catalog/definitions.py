@@ -126,6 +126,19 @@ def resolve_gather(g: GatherDef, vars: dict[str, Any]) -> GatherSpec:
 
 
 @dataclass(frozen=True)
+class ContradictedReading:
+    """What a signature's line means instead when its confirming check PASSES on the node: the
+    node refutes the usual reading (a docker daemon says the host has no /dev/kfd while the host's
+    amdgpu is loaded), so the line points at another cause."""
+
+    diagnosis: str
+    means: str
+    confidence: str = "medium"
+    commands: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class SignatureDef:
     """A real error message and what it means (signatures/*.yaml).
 
@@ -150,3 +163,4 @@ class SignatureDef:
     examples: tuple[str, ...] = ()
     path: str = ""
     line: int | None = None
+    contradicted: ContradictedReading | None = None   # the reading when confirm_check passes

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rocmdoctor.catalog.definitions import SignatureDef
+from rocmdoctor.catalog.definitions import ContradictedReading, SignatureDef
 from rocmdoctor.catalog.schema_checks import ID_RE, _Ctx
 from rocmdoctor.catalog.yaml_lines import LineDict, line_of
 from rocmdoctor.errors import DefinitionError
@@ -29,7 +29,8 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 SIG_KEYS = {"id", "family", "pattern", "means", "runbook", "diagnosis", "confidence", "severity",
             "fallback", "confirm", "source", "example"}
-CONFIRM_KEYS = {"check", "commands"}
+CONFIRM_KEYS = {"check", "commands", "contradicted"}
+CONTRADICTED_KEYS = {"diagnosis", "means", "confidence", "commands", "source"}
 CONFIDENCES = ("high", "medium", "low")
 SEVERITIES = ("critical", "warning")
 MAX_UNBOUNDED = 2
@@ -134,6 +135,15 @@ def _strings(ctx: _Ctx, obj: LineDict, key: str, what: str) -> tuple[str, ...]:
     return values
 
 
+def _urls(ctx: _Ctx, obj: LineDict, what: str) -> tuple[str, ...]:
+    """`source`: the URLs of real occurrences."""
+    sources = _strings(ctx, obj, "source", what)
+    for s in sources:
+        if not re.match(r"https?://\S+$", s):
+            ctx.fail(obj, "source", f"source of {what} must be the URL of a real occurrence", f"got: {s}")
+    return sources
+
+
 def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None,
                checks: dict[str, Any] | None) -> SignatureDef:
     obj = ctx.mapping(raw, "a signature", parent, "signatures")
@@ -154,10 +164,7 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
                      "a signature must contain fixed text (a word of the message) outside optional parts")
         anchors.append(tuple(a.lower() for a in lits) if fold else lits)
         folds.append(fold)
-    sources = _strings(ctx, obj, "source", what)
-    for s in sources:
-        if not re.match(r"https?://\S+$", s):
-            ctx.fail(obj, "source", f"source of {what} must be the URL of a real occurrence", f"got: {s}")
+    sources = _urls(ctx, obj, what)
     examples = _strings(ctx, obj, "example", what)
     compiled = [re.compile(p) for p in patterns]
     for ex in examples:
@@ -180,7 +187,7 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
     diagnosis = ctx.ident(obj, "diagnosis", what)
     if not ID_RE.match(str(ctx.string(obj, "family", what))):
         ctx.fail(obj, "family", f"invalid family of {what}")
-    confirm_check, commands = "", ()
+    confirm_check, commands, contradicted = "", (), None
     if "confirm" in obj:
         conf = ctx.mapping(obj["confirm"], "confirm", obj, "confirm")
         ctx.keys(conf, CONFIRM_KEYS, (), f"confirm of {what}")
@@ -188,9 +195,24 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
         if confirm_check and checks is not None and confirm_check not in checks:
             ctx.fail(conf, "check", f"{what} names unknown check '{confirm_check}'")
         commands = _strings(ctx, conf, "commands", f"confirm of {what}")
+        if "contradicted" in conf:
+            if not confirm_check:
+                ctx.fail(conf, "contradicted", f"'contradicted' of {what} needs the confirming 'check' that refutes the line")
+            contradicted = _contradicted(ctx, conf, f"contradicted reading of {what}")
     return SignatureDef(
         id=sid, family=ctx.string(obj, "family", what), patterns=patterns, anchors=tuple(anchors),
         ignore_case=tuple(folds), means=" ".join(ctx.string(obj, "means", what).split()), runbook=runbook,
         diagnosis=diagnosis, confidence=confidence, severity=severity, fallback=fallback,
         confirm_check=confirm_check, commands=commands, sources=sources, examples=examples, path=ctx.path,
-        line=obj.line)
+        line=obj.line, contradicted=contradicted)
+
+
+def _contradicted(ctx: _Ctx, conf: LineDict, what: str) -> ContradictedReading:
+    obj = ctx.mapping(conf["contradicted"], what, conf, "contradicted")
+    ctx.keys(obj, CONTRADICTED_KEYS, ("diagnosis", "means"), what)
+    confidence = ctx.string(obj, "confidence", what, "medium")
+    if confidence not in CONFIDENCES:
+        ctx.fail(obj, "confidence", f"confidence of {what} must be one of {', '.join(CONFIDENCES)}")
+    sources = _urls(ctx, obj, what)
+    return ContradictedReading(ctx.ident(obj, "diagnosis", what), " ".join(ctx.string(obj, "means", what).split()),
+                               confidence, _strings(ctx, obj, "commands", what), sources)

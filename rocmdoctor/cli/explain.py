@@ -74,6 +74,9 @@ def _print_text(matches: list[Any], source: str, lines: int, host: str) -> None:
         for c in m.commands:
             print(f"    {c}")
         print(f"    rocmdoctor triage {host} --runbook {m.runbook}")
+        if m.instead is not None:
+            print(f"  but if {m.confirm_check} passes on the node: {m.instead.diagnosis}  [{m.instead.confidence}]")
+            print(f"    {m.instead.means}")
         print(f"  seen in: {', '.join(m.urls)}")
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable
 
-from rocmdoctor.catalog.definitions import SignatureDef
+from rocmdoctor.catalog.definitions import ContradictedReading, SignatureDef
 from rocmdoctor.evidence.probe import GatherSpec
 from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RunbookReport, StepResult, to_jsonable
 from rocmdoctor.status import State
@@ -49,6 +49,7 @@ class SignatureMatch:
     commands: tuple[str, ...] = ()
     urls: tuple[str, ...] = ()
     groups: dict[str, str] = field(default_factory=dict)
+    instead: ContradictedReading | None = None   # the reading when the confirming check passes (filled in)
 
     @property
     def quote(self) -> str:
@@ -118,11 +119,14 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
             counts[sig.id] = counts.get(sig.id, 0) + 1
             if sig.id not in first:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
+                alt = sig.contradicted
                 first[sig.id] = SignatureMatch(
                     sig.id, sig.family, sig.runbook, sig.diagnosis, sig.confidence, sig.severity, sig.fallback,
                     _fill(sig.means, groups), source, lineno, _clean(line), 1, sig.confirm_check,
                     tuple(_fill(c, groups) for c in sig.commands), sig.sources,
-                    {k: _clean(v)[:80] for k, v in groups.items()})
+                    {k: _clean(v)[:80] for k, v in groups.items()},
+                    replace(alt, means=_fill(alt.means, groups), commands=tuple(_fill(c, groups) for c in alt.commands))
+                    if alt is not None else None)
     out = [replace(m, count=counts[m.signature_id]) for m in first.values()]
     return sorted(out, key=lambda m: (CONFIDENCE_RANK.get(m.confidence, 9), m.lineno))
 
@@ -204,14 +208,29 @@ def log_step(runbook_id: str, matches: list[SignatureMatch], logs: list[tuple[st
     return StepResult(runbook_id, "log", title, None, f"no {runbook_id} error signature in {read}")
 
 
-def _confirmed_on_node(report: RunbookReport, check_id: str) -> tuple[str, ...]:
-    """What the signature's confirming check said on this node, as evidence lines: the
-    node-side half of a diagnosis a log line made (nothing when it did not run)."""
+def _confirming_step(report: RunbookReport, check_id: str) -> StepResult | None:
+    """The step that ran the signature's confirming check on this node, when it decided."""
     for step in report.steps:
         c = step.check
         if check_id and c is not None and c.check_id == check_id and c.state != State.UNKNOWN:
-            return (f"{step.step_id}: {c.message}", *c.evidence)
-    return ()
+            return step
+    return None
+
+
+def _read_against_node(m: SignatureMatch, report: RunbookReport) -> tuple[SignatureMatch, tuple[str, ...]]:
+    """The match as the node reads it, and what its confirming check said there as evidence lines
+    (the node-side half of a diagnosis a log line made; nothing when it did not run). A check that
+    PASSED refutes the line's usual reading: the match then carries its `contradicted` reading."""
+    step = _confirming_step(report, m.confirm_check)
+    if step is None or step.check is None:
+        return m, ()
+    c = step.check
+    lines = (f"{step.step_id}: {c.message}", *c.evidence)
+    if m.instead is not None and c.state == State.PASS:
+        alt = m.instead
+        m = replace(m, diagnosis=alt.diagnosis, means=alt.means, confidence=alt.confidence,
+                    commands=alt.commands or m.commands, urls=(*m.urls, *alt.sources))
+    return m, lines
 
 
 def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: list[tuple[str, str]],
@@ -223,7 +242,8 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
     `fallback` match only when the runbook found no cause at all."""
     if host.startswith("bundle:"):
         host = "HOST"  # a bundle's label is not a target one can triage
-    mine = [m for m in matches if m.runbook == report.runbook_id]
+    on_node = {m.signature_id: _read_against_node(m, report) for m in matches if m.runbook == report.runbook_id}
+    mine = [read for read, _ in on_node.values()]
     step = log_step(report.runbook_id, mine, logs)
     diagnoses = list(report.diagnoses)
     own = bool(diagnoses)
@@ -240,7 +260,7 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
         follow = (*(f"Confirm on the node: `{c}`" for c in m.commands),
                   f"`rocmdoctor triage {host} --runbook {m.runbook}` settles it on the node.")
         diagnoses.append(Diagnosis(report.runbook_id, m.diagnosis, "log", m.means, m.confidence,
-                                   (m.quote, *_confirmed_on_node(report, m.confirm_check)), (), follow))
+                                   (m.quote, *on_node[m.signature_id][1]), (), follow))
     return RunbookReport(report.runbook_id, report.title, (step, *report.steps), tuple(diagnoses))
 
 

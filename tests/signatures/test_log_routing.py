@@ -56,6 +56,42 @@ def test_a_match_routes_to_its_runbook_whichever_was_asked_for(tmp_path: Path) -
     assert oom["steps"][0]["skipped_because"] == "no gpu-oom error signature in /ticket/job.err"
 
 
+# rocminfo on a host whose amdgpu is loaded, as ROCm/ROCm#5442 pasted it (ROCm 7.0)
+ROCK_LOADED = "ROCk module version 6.14.14 is loaded\n=====================    \n"
+
+
+def test_a_node_that_refutes_the_line_turns_it_to_its_contradicted_reading(tmp_path: Path) -> None:
+    """The docker daemon says the host has no /dev/kfd, the host's rocminfo says amdgpu is loaded: the
+    line's usual reading (host driver missing) is refuted by the confirming check, so the diagnosis is
+    the signature's `contradicted` one, quoting the line and what the node said."""
+    b = _bundle(tmp_path, {"job.err": f"{DOCKER}\n"})
+    (b / "commands" / "rocminfo").mkdir()
+    (b / "commands" / "rocminfo" / "stdout").write_text(ROCK_LOADED)
+    code, report = _triage("--from", str(b), "--runbook", "container-mount-failure", "--log", "/ticket/job.err")
+    cmf = _runbook(report, "container-mount-failure")
+    (d,) = cmf["diagnoses"]
+    assert d["diagnosis_id"] == "docker-daemon-not-on-host" and d["confidence"] == "medium"
+    assert d["evidence"][:2] == [f"/ticket/job.err:1: {DOCKER}", "host_driver: amdgpu is loaded (rocminfo: ROCk module is loaded)"]
+    assert "The daemon found no /dev/kfd, yet this host's amdgpu is loaded" in d["cause"]
+    assert "Confirm on the node: `docker context ls   # the current context is starred`" in d["follow_up"]
+    assert code == 2
+    # without the node's word the line keeps its usual reading
+    (b / "commands" / "rocminfo" / "stdout").unlink()
+    _, plain = _triage("--from", str(b), "--runbook", "container-mount-failure", "--log", "/ticket/job.err")
+    assert [x["diagnosis_id"] for x in _runbook(plain, "container-mount-failure")["diagnoses"]] == ["host-driver-missing"]
+
+
+def test_a_node_that_confirms_the_line_keeps_its_usual_reading(tmp_path: Path) -> None:
+    """rocminfo on the host says ROCk is NOT loaded (the line of ROCm/legacy-rocm-build#4098's title): the
+    confirming check does not pass, so the docker line means what it usually means."""
+    b = _bundle(tmp_path, {"job.err": f"{DOCKER}\n"})
+    (b / "commands" / "rocminfo").mkdir()
+    (b / "commands" / "rocminfo" / "stdout").write_text("ROCk module is NOT loaded, possibly no GPU devices\n")
+    _, report = _triage("--from", str(b), "--runbook", "container-mount-failure", "--log", "/ticket/job.err")
+    ids = [x["diagnosis_id"] for x in _runbook(report, "container-mount-failure")["diagnoses"]]
+    assert "docker-daemon-not-on-host" not in ids and "host-driver-missing" in ids
+
+
 def test_log_is_repeatable_and_each_line_is_quoted_with_its_file(tmp_path: Path) -> None:
     b = _bundle(tmp_path, {"build.log": DKMS + "\n", "job.out": "x\ny\n" + TORCH + "\n"})
     _, report = _triage("--from", str(b), "--runbook", "thermal-throttling",
@@ -108,3 +144,11 @@ def test_explain_bad_format_is_exit_2() -> None:
     proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", "-f", "xml", "x"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "unknown --format" in proc.stderr
+
+
+def test_explain_names_the_reading_a_node_could_turn_the_line_to() -> None:
+    """`explain` has no node: it gives the usual reading and says which check would change it."""
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", DOCKER], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "root cause: host-driver-missing   confirming check: amdgpu.module_loaded" in proc.stdout
+    assert "but if amdgpu.module_loaded passes on the node: docker-daemon-not-on-host  [medium]" in proc.stdout

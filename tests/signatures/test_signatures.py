@@ -121,6 +121,12 @@ BAD = [
     ("check", GOOD + "    confirm: {check: no.such_check}\n", 10, "unknown check"),
     ("duplicate", GOOD + GOOD.split("signatures:\n", 1)[1], 10, "defined twice"),
     ("backref", GOOD.replace("'Something broke badly'", "'Something (b)\\1 broke'"), 4, "back-references"),
+    ("contradicted-no-check", GOOD + "    confirm:\n      contradicted: {diagnosis: other-cause, means: not that}\n", 11,
+     "needs the confirming 'check'"),
+    ("contradicted-no-means", GOOD + "    confirm:\n      check: amdgpu.module_loaded\n      contradicted: {diagnosis: other-cause}\n",
+     12, "'means'"),
+    ("contradicted-confidence", GOOD + "    confirm:\n      check: amdgpu.module_loaded\n      contradicted:\n"
+     "        diagnosis: other-cause\n        means: not that\n        confidence: sure\n", 15, "confidence"),
 ]
 
 
