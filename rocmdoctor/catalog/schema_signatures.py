@@ -144,6 +144,18 @@ def _urls(ctx: _Ctx, obj: LineDict, what: str) -> tuple[str, ...]:
     return sources
 
 
+def _confidence(ctx: _Ctx, obj: LineDict, what: str) -> str:
+    confidence = ctx.string(obj, "confidence", what, "medium")
+    if confidence not in CONFIDENCES:
+        ctx.fail(obj, "confidence", f"confidence of {what} must be one of {', '.join(CONFIDENCES)}")
+    return confidence
+
+
+def _means(ctx: _Ctx, obj: LineDict, what: str) -> str:
+    """The sentence shown, on one line (YAML's folded text keeps no layout worth keeping)."""
+    return " ".join(ctx.string(obj, "means", what).split())
+
+
 def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None,
                checks: dict[str, Any] | None) -> SignatureDef:
     obj = ctx.mapping(raw, "a signature", parent, "signatures")
@@ -171,9 +183,7 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
         if not any(c.search(ex) for c in compiled):
             ctx.fail(obj, "example", f"example of {what} does not match its pattern",
                      f"example: {ex[:160]}")
-    confidence = ctx.string(obj, "confidence", what, "medium")
-    if confidence not in CONFIDENCES:
-        ctx.fail(obj, "confidence", f"confidence of {what} must be one of {', '.join(CONFIDENCES)}")
+    confidence = _confidence(ctx, obj, what)
     severity = ctx.string(obj, "severity", what, "critical")
     if severity not in SEVERITIES:
         ctx.fail(obj, "severity", f"severity of {what} must be one of {', '.join(SEVERITIES)}")
@@ -201,7 +211,7 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
             contradicted = _contradicted(ctx, conf, f"contradicted reading of {what}")
     return SignatureDef(
         id=sid, family=ctx.string(obj, "family", what), patterns=patterns, anchors=tuple(anchors),
-        ignore_case=tuple(folds), means=" ".join(ctx.string(obj, "means", what).split()), runbook=runbook,
+        ignore_case=tuple(folds), means=_means(ctx, obj, what), runbook=runbook,
         diagnosis=diagnosis, confidence=confidence, severity=severity, fallback=fallback,
         confirm_check=confirm_check, commands=commands, sources=sources, examples=examples, path=ctx.path,
         line=obj.line, contradicted=contradicted)
@@ -210,9 +220,5 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
 def _contradicted(ctx: _Ctx, conf: LineDict, what: str) -> ContradictedReading:
     obj = ctx.mapping(conf["contradicted"], what, conf, "contradicted")
     ctx.keys(obj, CONTRADICTED_KEYS, ("diagnosis", "means"), what)
-    confidence = ctx.string(obj, "confidence", what, "medium")
-    if confidence not in CONFIDENCES:
-        ctx.fail(obj, "confidence", f"confidence of {what} must be one of {', '.join(CONFIDENCES)}")
-    sources = _urls(ctx, obj, what)
-    return ContradictedReading(ctx.ident(obj, "diagnosis", what), " ".join(ctx.string(obj, "means", what).split()),
-                               confidence, _strings(ctx, obj, "commands", what), sources)
+    return ContradictedReading(ctx.ident(obj, "diagnosis", what), _means(ctx, obj, what), _confidence(ctx, obj, what),
+                               _strings(ctx, obj, "commands", what), _urls(ctx, obj, what))
