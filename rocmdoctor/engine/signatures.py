@@ -217,20 +217,24 @@ def _confirming_step(report: RunbookReport, check_id: str) -> StepResult | None:
     return None
 
 
-def _read_against_node(m: SignatureMatch, report: RunbookReport) -> tuple[SignatureMatch, tuple[str, ...]]:
-    """The match as the node reads it, and what its confirming check said there as evidence lines
-    (the node-side half of a diagnosis a log line made; nothing when it did not run). A check that
-    PASSED refutes the line's usual reading: the match then carries its `contradicted` reading."""
-    step = _confirming_step(report, m.confirm_check)
+def _confirmed_on_node(report: RunbookReport, check_id: str) -> tuple[str, ...]:
+    """What the signature's confirming check said on this node, as evidence lines: the
+    node-side half of a diagnosis a log line made (nothing when it did not run)."""
+    step = _confirming_step(report, check_id)
     if step is None or step.check is None:
-        return m, ()
-    c = step.check
-    lines = (f"{step.step_id}: {c.message}", *c.evidence)
-    if m.instead is not None and c.state == State.PASS:
-        alt = m.instead
-        m = replace(m, diagnosis=alt.diagnosis, means=alt.means, confidence=alt.confidence,
-                    commands=alt.commands or m.commands, urls=(*m.urls, *alt.sources))
-    return m, lines
+        return ()
+    return (f"{step.step_id}: {step.check.message}", *step.check.evidence)
+
+
+def _read_against_node(m: SignatureMatch, report: RunbookReport) -> SignatureMatch:
+    """The match as the node reads it: a confirming check that PASSED refutes the line's usual
+    reading, and the match then carries its `contradicted` reading."""
+    step = _confirming_step(report, m.confirm_check)
+    if m.instead is None or step is None or step.check is None or step.check.state != State.PASS:
+        return m
+    alt = m.instead
+    return replace(m, diagnosis=alt.diagnosis, means=alt.means, confidence=alt.confidence,
+                   commands=alt.commands or m.commands, urls=(*m.urls, *alt.sources))
 
 
 def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: list[tuple[str, str]],
@@ -242,8 +246,7 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
     `fallback` match only when the runbook found no cause at all."""
     if host.startswith("bundle:"):
         host = "HOST"  # a bundle's label is not a target one can triage
-    on_node = {m.signature_id: _read_against_node(m, report) for m in matches if m.runbook == report.runbook_id}
-    mine = [read for read, _ in on_node.values()]
+    mine = [_read_against_node(m, report) for m in matches if m.runbook == report.runbook_id]
     step = log_step(report.runbook_id, mine, logs)
     diagnoses = list(report.diagnoses)
     own = bool(diagnoses)
@@ -260,7 +263,7 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
         follow = (*(f"Confirm on the node: `{c}`" for c in m.commands),
                   f"`rocmdoctor triage {host} --runbook {m.runbook}` settles it on the node.")
         diagnoses.append(Diagnosis(report.runbook_id, m.diagnosis, "log", m.means, m.confidence,
-                                   (m.quote, *on_node[m.signature_id][1]), (), follow))
+                                   (m.quote, *_confirmed_on_node(report, m.confirm_check)), (), follow))
     return RunbookReport(report.runbook_id, report.title, (step, *report.steps), tuple(diagnoses))
 
 

@@ -152,3 +152,15 @@ def test_explain_names_the_reading_a_node_could_turn_the_line_to() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "root cause: host-driver-missing   confirming check: amdgpu.module_loaded" in proc.stdout
     assert "but if amdgpu.module_loaded passes on the node: docker-daemon-not-on-host  [medium]" in proc.stdout
+
+
+def test_the_same_line_in_two_logs_is_quoted_from_both_when_the_node_refutes_it(tmp_path: Path) -> None:
+    """Reading matches against the node keeps one entry per match: two logs, two quoted lines."""
+    b = _bundle(tmp_path, {"a.err": f"{DOCKER}\n", "b.err": f"x\n{DOCKER}\n"})
+    (b / "commands" / "rocminfo").mkdir()
+    (b / "commands" / "rocminfo" / "stdout").write_text(ROCK_LOADED)
+    _, report = _triage("--from", str(b), "--runbook", "container-mount-failure",
+                        "--log", "/ticket/a.err", "--log", "/ticket/b.err")
+    cmf = _runbook(report, "container-mount-failure")
+    assert cmf["steps"][0]["check"]["evidence"] == [f"/ticket/a.err:1: {DOCKER}", f"/ticket/b.err:2: {DOCKER}"]
+    assert [d["diagnosis_id"] for d in cmf["diagnoses"]] == ["docker-daemon-not-on-host"]
