@@ -126,6 +126,13 @@ def _product_target(name: Any, targets: Any) -> str | None:
     return found.pop() if key and len(found) == 1 else None
 
 
+def _used_by(modules: Any, user: str) -> list[str]:
+    """The modules (a `proc_modules` or `lsmod` table, `{name: {deps: [...]}}`) that `user` uses,
+    sorted: each names `user` among its holders. One of them proves `user` loaded even when a
+    pasted `lsmod | grep` left `user`'s own line out."""
+    return sorted(name for name, rec in dict(modules or {}).items() if user in ((rec or {}).get("deps") or []))
+
+
 def _previous_boot_log(journal: Any, syslogs: Any) -> dict[str, Any]:
     """The previous boot's kernel events, wherever the node kept them: the journal's
     (`journalctl -k -b -1`, a persistent journal), else the first rsyslog file (`[[path,
@@ -142,6 +149,7 @@ def _previous_boot_log(journal: Any, syslogs: Any) -> dict[str, Any]:
 FILTERS = {
     "previous_boot_log": _previous_boot_log,
     "product_target": _product_target,
+    "used_by": _used_by,
     "join_maps": _join_maps,
     "select_expr": _select_expr,
     "map_expr": _map_expr,

@@ -60,3 +60,16 @@ def test_header_and_busybox_lines() -> None:
 def test_not_an_lsmod_line() -> None:
     with pytest.raises(ParseError, match="line 2 is not an lsmod line"):
         parse_lsmod("amdgpu 19746816 0\n$ lsmod | grep amd\n")
+
+
+def test_used_by_names_the_modules_amdgpu_uses() -> None:
+    """The `used_by` filter both module checks read: amdgpu's users on a ROCm DKMS stack, none where
+    amdgpu failed to load (its helpers are there, used by each other only)."""
+    from rocmdoctor.catalog.expressions import FILTERS
+
+    used_by = FILTERS["used_by"]
+    assert used_by(sample("lsmod-grep-amd-rocm-dkms-mi300x-vf.txt"), "amdgpu") == [
+        "amd_sched", "amddrm_buddy", "amddrm_ttm_helper", "amdkcl", "amdttm", "amdxcp", "cec", "drm",
+        "drm_kms_helper", "i2c_algo_bit"]
+    assert used_by(sample("lsmod-grep-amd-dkms-amdgpu-failed-ubuntu1804.txt"), "amdgpu") == []
+    assert used_by(None, "amdgpu") == []
