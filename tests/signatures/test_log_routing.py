@@ -164,3 +164,26 @@ def test_the_same_line_in_two_logs_is_quoted_from_both_when_the_node_refutes_it(
     cmf = _runbook(report, "container-mount-failure")
     assert cmf["steps"][0]["check"]["evidence"] == [f"/ticket/a.err:1: {DOCKER}", f"/ticket/b.err:2: {DOCKER}"]
     assert [d["diagnosis_id"] for d in cmf["diagnoses"]] == ["docker-daemon-not-on-host"]
+
+
+# facefusion/facefusion-docker#31: compose's device reservation `driver: rocm` on an RX 7900 XTX host
+GPU_REQUEST = 'Error response from daemon: could not select device driver "rocm" with capabilities: [[gpu video]]'
+
+
+def test_a_docker_gpu_request_names_the_driver_and_the_flags_that_pass_amd_gpus(tmp_path: Path) -> None:
+    """Docker's device requests (`--gpus`, compose reservations) have no AMD driver: the diagnosis quotes
+    the line, names the requested driver and capabilities, and says which flags pass the devices; the
+    host's amdgpu being loaded (rocminfo) is quoted as the node's word, not a contradiction."""
+    b = _bundle(tmp_path, {"compose.txt": f"Attaching to facefusion-rocm-1\n{GPU_REQUEST}\n"})
+    (b / "commands" / "rocminfo").mkdir()
+    (b / "commands" / "rocminfo" / "stdout").write_text(ROCK_LOADED)
+    code, report = _triage("--from", str(b), "--runbook", "gpu-not-visible", "--log", "/ticket/compose.txt")
+    cmf = _runbook(report, "container-mount-failure")
+    (d,) = cmf["diagnoses"]
+    assert d["diagnosis_id"] == "gpus-request-without-driver" and d["confidence"] == "high"
+    assert d["evidence"][:2] == [f"/ticket/compose.txt:2: {GPU_REQUEST}",
+                                 "host_driver: amdgpu is loaded (rocminfo: ROCk module is loaded)"]
+    assert 'driver "rocm", capabilities [gpu video]' in d["cause"]
+    assert "--device /dev/kfd --device /dev/dri" in d["cause"]
+    assert any("docker info | grep -i runtimes" in f for f in d["follow_up"])
+    assert cmf["steps"][0]["state"] == "fail" and code == 2
