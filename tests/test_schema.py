@@ -61,3 +61,15 @@ def test_a_malformed_runbook_on_the_path_stops_triage_cleanly(tmp_path: Path) ->
 def test_builtin_runbooks_and_checks_validate() -> None:
     result = CliRunner().invoke(app, ["runbooks", "validate"])
     assert result.exit_code == 0, result.output
+
+
+def test_validate_refuses_a_directory_with_nothing_to_validate(tmp_path: Path) -> None:
+    """A mistyped directory must not print "ok": no YAML file in it or its checks/, runbooks/, signatures/."""
+    (tmp_path / "runbooks").mkdir()
+    (tmp_path / "runbooks" / "notes.txt").write_text("not yaml\n")
+    result = CliRunner().invoke(app, ["runbooks", "validate", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"{tmp_path}: no *.yaml file here or in its checks/, runbooks/ or signatures/"
+                                     "  (hint: point at the directory that holds the YAML files)")
+    (tmp_path / "runbooks" / "mine.yaml").write_text((Path(__file__).parents[1] / "runbooks" / "gpu-oom.yaml").read_text())
+    assert CliRunner().invoke(app, ["runbooks", "validate", str(tmp_path)]).exit_code == 0

@@ -216,9 +216,12 @@ def validate_paths(paths: Iterable[str | Path]) -> list[DefinitionError]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            for sub in ("checks", "runbooks", "signatures", "."):
-                if (p / sub).is_dir():
-                    files += _yaml_files(p / sub)
+            found = [f for sub in ("checks", "runbooks", "signatures", ".") if (p / sub).is_dir() for f in _yaml_files(p / sub)]
+            if not found:
+                # a mistyped directory must not pass as "ok": there was nothing to validate
+                errors.append(DefinitionError(str(p), None, "no *.yaml file here or in its checks/, runbooks/ or signatures/",
+                                              "point at the directory that holds the YAML files"))
+            files += found
         elif p.exists():
             files.append(p)
         else:
