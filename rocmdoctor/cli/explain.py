@@ -38,6 +38,13 @@ def _read_input(arg: Optional[str]) -> tuple[str, str]:
     return arg, "<text>"
 
 
+def _looks_like_a_path(text: str) -> bool:
+    """One token naming a directory or a log-like file (`slurm-1234.err`, `./job.log`), not a message."""
+    token = text.strip()
+    return (bool(token) and len(token) < 4096 and not any(c.isspace() for c in token)
+            and ("/" in token or token.endswith((".err", ".out", ".log", ".txt"))))
+
+
 def _as_json(matches: list[Any], source: str, lines: int, host: str) -> dict[str, Any]:
     from rocmdoctor.engine.signatures import best_per_diagnosis
 
@@ -104,6 +111,9 @@ def explain(
         if fmt not in ("text", "json"):
             raise RocmdoctorError(f"unknown --format {fmt!r}", "use text or json")
         body, source = _read_input(text)
+        if source == "<text>" and _looks_like_a_path(body):
+            # a mistyped log name would otherwise be matched as a message and found to mean nothing
+            print(f"rocmdoctor: note: {body} is not a readable file; read as the message itself", file=sys.stderr)
         matches = explain_text(body, source, path or ())
         lines = len(body.splitlines())
         if fmt == "json":

@@ -138,6 +138,17 @@ def test_explain_unknown_text_says_so_and_exits_0() -> None:
     doc = json.loads(subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", "-f", "json", "nothing here"],
                                     capture_output=True, text=True, timeout=60).stdout)
     assert doc["matched"] is False and doc["causes"] == []
+    assert "is not a readable file" not in proc.stderr  # a sentence is a message, not a mistyped path
+
+
+def test_explain_says_when_a_log_name_is_not_a_file(tmp_path: Path) -> None:
+    """A mistyped log name is matched as text (it may be the message); stderr says so, stdout and its JSON are unchanged."""
+    missing = tmp_path / "slurm-1234.err"
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", "-f", "json", str(missing)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stderr.strip() == f"rocmdoctor: note: {missing} is not a readable file; read as the message itself"
+    assert json.loads(proc.stdout)["source"] == "<text>"
 
 
 def test_explain_bad_format_is_exit_2() -> None:
