@@ -127,15 +127,21 @@ def resolve_gather(g: GatherDef, vars: dict[str, Any]) -> GatherSpec:
 
 @dataclass(frozen=True)
 class ContradictedReading:
-    """What a signature's line means instead when its confirming check PASSES on the node: the
-    node refutes the usual reading (a docker daemon says the host has no /dev/kfd while the host's
-    amdgpu is loaded), so the line points at another cause."""
+    """What a signature's line means instead when the node refutes its usual reading: a check
+    PASSES on the node (a docker daemon says the host has no /dev/kfd while the host's amdgpu is
+    loaded), so the line points at another cause. The refuting check is the signature's
+    confirming one unless `check` names another (the PCI bus saying "not a GPU node" refutes a
+    device plugin's "amdgpu driver unavailable"), and `outputs` narrows the PASS to the one that
+    refutes (that check's outputs must equal these values: count 0, not any count)."""
 
     diagnosis: str
     means: str
     confidence: str = "medium"
     commands: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    check: str = ""
+    outputs: tuple[tuple[str, Any], ...] = ()
+    severity: str = ""             # "" keeps the signature's own
 
 
 @dataclass(frozen=True)
@@ -163,4 +169,4 @@ class SignatureDef:
     examples: tuple[str, ...] = ()
     path: str = ""
     line: int | None = None
-    contradicted: ContradictedReading | None = None   # the reading when confirm_check passes
+    contradicted: tuple[ContradictedReading, ...] = ()   # the readings when the node refutes the line, first that applies

@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 SIG_KEYS = {"id", "family", "pattern", "means", "runbook", "diagnosis", "confidence", "severity",
             "fallback", "confirm", "source", "example"}
 CONFIRM_KEYS = {"check", "commands", "contradicted"}
-CONTRADICTED_KEYS = {"diagnosis", "means", "confidence", "commands", "source"}
+CONTRADICTED_KEYS = {"diagnosis", "means", "confidence", "severity", "commands", "source", "check", "outputs"}
 CONFIDENCES = ("high", "medium", "low")
 SEVERITIES = ("critical", "warning")
 MAX_UNBOUNDED = 2
@@ -197,7 +197,7 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
     diagnosis = ctx.ident(obj, "diagnosis", what)
     if not ID_RE.match(str(ctx.string(obj, "family", what))):
         ctx.fail(obj, "family", f"invalid family of {what}")
-    confirm_check, commands, contradicted = "", (), None
+    confirm_check, commands, contradicted = "", (), ()
     if "confirm" in obj:
         conf = ctx.mapping(obj["confirm"], "confirm", obj, "confirm")
         ctx.keys(conf, CONFIRM_KEYS, (), f"confirm of {what}")
@@ -206,9 +206,7 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
             ctx.fail(conf, "check", f"{what} names unknown check '{confirm_check}'")
         commands = _strings(ctx, conf, "commands", f"confirm of {what}")
         if "contradicted" in conf:
-            if not confirm_check:
-                ctx.fail(conf, "contradicted", f"'contradicted' of {what} needs the confirming 'check' that refutes the line")
-            contradicted = _contradicted(ctx, conf, f"contradicted reading of {what}")
+            contradicted = _contradicted(ctx, conf, confirm_check, checks, f"contradicted reading of {what}")
     return SignatureDef(
         id=sid, family=ctx.string(obj, "family", what), patterns=patterns, anchors=tuple(anchors),
         ignore_case=tuple(folds), means=_means(ctx, obj, what), runbook=runbook,
@@ -217,8 +215,40 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
         line=obj.line, contradicted=contradicted)
 
 
-def _contradicted(ctx: _Ctx, conf: LineDict, what: str) -> ContradictedReading:
-    obj = ctx.mapping(conf["contradicted"], what, conf, "contradicted")
+def _contradicted(ctx: _Ctx, conf: LineDict, confirm_check: str, checks: dict[str, Any] | None,
+                  what: str) -> tuple[ContradictedReading, ...]:
+    """One reading (a mapping) or several (a list, the first that applies wins)."""
+    raw = conf["contradicted"]
+    items = raw if isinstance(raw, list) else [raw]
+    if not items:
+        ctx.fail(conf, "contradicted", f"{what} is an empty list", "give one reading, or a list of them")
+    return tuple(_reading(ctx, item, conf, confirm_check, checks, what) for item in items)
+
+
+def _reading(ctx: _Ctx, item: Any, conf: LineDict, confirm_check: str, checks: dict[str, Any] | None,
+             what: str) -> ContradictedReading:
+    obj = ctx.mapping(item, what, conf, "contradicted")
     ctx.keys(obj, CONTRADICTED_KEYS, ("diagnosis", "means"), what)
+    check = ctx.string(obj, "check", what) or confirm_check
+    if not check:
+        ctx.fail(obj, None, f"{what} needs a check that refutes the line",
+                 "give 'check' in confirm (or in the reading itself)")
+    if "check" in obj and checks is not None and check not in checks:
+        ctx.fail(obj, "check", f"{what} names unknown check '{check}'")
+    outputs: tuple[tuple[str, Any], ...] = ()
+    if "outputs" in obj:
+        want = ctx.mapping(obj["outputs"], f"outputs of {what}", obj, "outputs")
+        known = {name for name, _ in checks[check].outputs} if checks is not None and check in checks else None
+        for name, value in want.items():
+            if known is not None and name not in known:
+                ctx.fail(want, name, f"{what}: check '{check}' has no output '{name}'",
+                         f"its outputs: {', '.join(sorted(known)) or 'none'}")
+            if not isinstance(value, (str, int, float, bool)) or value is None:
+                ctx.fail(want, name, f"{what}: output '{name}' must equal a plain value (text, number, true/false)")
+        outputs = tuple((str(k), v) for k, v in want.items())
+    severity = ctx.string(obj, "severity", what)
+    if severity and severity not in SEVERITIES:
+        ctx.fail(obj, "severity", f"severity of {what} must be one of {', '.join(SEVERITIES)}")
     return ContradictedReading(ctx.ident(obj, "diagnosis", what), _means(ctx, obj, what), _confidence(ctx, obj, what),
-                               _strings(ctx, obj, "commands", what), _urls(ctx, obj, what))
+                               _strings(ctx, obj, "commands", what), _urls(ctx, obj, what),
+                               check if check != confirm_check else "", outputs, severity)

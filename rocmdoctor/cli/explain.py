@@ -81,9 +81,11 @@ def _print_text(matches: list[Any], source: str, lines: int, host: str) -> None:
         for c in m.commands:
             print(f"    {c}")
         print(f"    rocmdoctor triage {host} --runbook {m.runbook}")
-        if m.instead is not None:
-            print(f"  but if {m.confirm_check} passes on the node: {m.instead.diagnosis}  [{m.instead.confidence}]")
-            print(f"    {m.instead.means}")
+        for alt in m.instead:
+            when = ", ".join(f"{k} = {v}" for k, v in alt.outputs)
+            print(f"  but if {alt.check or m.confirm_check} passes on the node{f' ({when})' if when else ''}: "
+                  f"{alt.diagnosis}  [{alt.confidence}]")
+            print(f"    {alt.means}")
         print(f"  seen in: {', '.join(m.urls)}")
 
 

@@ -49,7 +49,7 @@ class SignatureMatch:
     commands: tuple[str, ...] = ()
     urls: tuple[str, ...] = ()
     groups: dict[str, str] = field(default_factory=dict)
-    instead: ContradictedReading | None = None   # the reading when the confirming check passes (filled in)
+    instead: tuple[ContradictedReading, ...] = ()   # the readings when the node refutes the line (filled in)
 
     @property
     def quote(self) -> str:
@@ -119,14 +119,13 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
             counts[sig.id] = counts.get(sig.id, 0) + 1
             if sig.id not in first:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
-                alt = sig.contradicted
                 first[sig.id] = SignatureMatch(
                     sig.id, sig.family, sig.runbook, sig.diagnosis, sig.confidence, sig.severity, sig.fallback,
                     _fill(sig.means, groups), source, lineno, _clean(line), 1, sig.confirm_check,
                     tuple(_fill(c, groups) for c in sig.commands), sig.sources,
                     {k: _clean(v)[:80] for k, v in groups.items()},
-                    replace(alt, means=_fill(alt.means, groups), commands=tuple(_fill(c, groups) for c in alt.commands))
-                    if alt is not None else None)
+                    tuple(replace(alt, means=_fill(alt.means, groups), commands=tuple(_fill(c, groups) for c in alt.commands))
+                          for alt in sig.contradicted))
     out = [replace(m, count=counts[m.signature_id]) for m in first.values()]
     return sorted(out, key=lambda m: (CONFIDENCE_RANK.get(m.confidence, 9), m.lineno))
 
@@ -226,15 +225,25 @@ def _confirmed_on_node(report: RunbookReport, check_id: str) -> tuple[str, ...]:
     return (f"{step.step_id}: {step.check.message}", *step.check.evidence)
 
 
+def _refutes(alt: ContradictedReading, m: SignatureMatch, report: RunbookReport) -> bool:
+    """The reading's check PASSED on this node, with the outputs the reading names."""
+    step = _confirming_step(report, alt.check or m.confirm_check)
+    if step is None or step.check is None or step.check.state != State.PASS:
+        return False
+    outputs = step.check.outputs
+    return all(name in outputs and outputs[name] == value for name, value in alt.outputs)
+
+
 def _read_against_node(m: SignatureMatch, report: RunbookReport) -> SignatureMatch:
-    """The match as the node reads it: a confirming check that PASSED refutes the line's usual
-    reading, and the match then carries its `contradicted` reading."""
-    step = _confirming_step(report, m.confirm_check)
-    if m.instead is None or step is None or step.check is None or step.check.state != State.PASS:
+    """The match as the node reads it: the first `contradicted` reading whose check PASSED
+    (with its outputs) refutes the line's usual reading, and the match then carries that
+    reading, quoting that check as the node's word."""
+    alt = next((a for a in m.instead if _refutes(a, m, report)), None)
+    if alt is None:
         return m
-    alt = m.instead
     return replace(m, diagnosis=alt.diagnosis, means=alt.means, confidence=alt.confidence,
-                   commands=alt.commands or m.commands, urls=(*m.urls, *alt.sources))
+                   severity=alt.severity or m.severity, commands=alt.commands or m.commands,
+                   urls=(*m.urls, *alt.sources), confirm_check=alt.check or m.confirm_check)
 
 
 def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: list[tuple[str, str]],

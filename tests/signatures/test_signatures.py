@@ -122,11 +122,21 @@ BAD = [
     ("duplicate", GOOD + GOOD.split("signatures:\n", 1)[1], 10, "defined twice"),
     ("backref", GOOD.replace("'Something broke badly'", "'Something (b)\\1 broke'"), 4, "back-references"),
     ("contradicted-no-check", GOOD + "    confirm:\n      contradicted: {diagnosis: other-cause, means: not that}\n", 11,
-     "needs the confirming 'check'"),
+     "needs a check that refutes the line"),
     ("contradicted-no-means", GOOD + "    confirm:\n      check: amdgpu.module_loaded\n      contradicted: {diagnosis: other-cause}\n",
      12, "'means'"),
     ("contradicted-confidence", GOOD + "    confirm:\n      check: amdgpu.module_loaded\n      contradicted:\n"
      "        diagnosis: other-cause\n        means: not that\n        confidence: sure\n", 15, "confidence"),
+    ("contradicted-empty-list", GOOD + "    confirm:\n      check: amdgpu.module_loaded\n      contradicted: []\n", 12,
+     "empty list"),
+    ("contradicted-unknown-check", GOOD + "    confirm:\n      check: amdgpu.module_loaded\n      contradicted:\n"
+     "        - diagnosis: other-cause\n          means: not that\n          check: pci.no_such\n", 15, "unknown check 'pci.no_such'"),
+    ("contradicted-unknown-output", GOOD + "    confirm:\n      check: amdgpu.module_loaded\n      contradicted:\n"
+     "        - diagnosis: other-cause\n          means: not that\n          check: pci.amd_gpus\n"
+     "          outputs: {gpus: 0}\n", 16, "check 'pci.amd_gpus' has no output 'gpus'"),
+    ("contradicted-output-value", GOOD + "    confirm:\n      check: amdgpu.module_loaded\n      contradicted:\n"
+     "        - diagnosis: other-cause\n          means: not that\n          check: pci.amd_gpus\n"
+     "          outputs:\n            count: [0]\n", 17, "must equal a plain value"),
 ]
 
 

@@ -1,0 +1,95 @@
+"""A node can refute a log line: a signature's `contradicted` readings, each with the check whose
+PASS refutes the line and the outputs that narrow it. The CPU-only node of a mixed cluster is the
+real case (ROCm/k8s-device-plugin#175): a GPU DaemonSet or container there is misplaced, and its
+"driver unavailable" line must not read as a sick node."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+# verbatim: ROCm/k8s-device-plugin#175 (the labeller on the EPYC node without an AMD GPU)
+LABELLER = ("F0106 12:37:25.721352       1 amdgpu.go:151] amdgpu driver unavailable. exiting with exit code 2. "
+            "error: stat /sys/module/amdgpu/drivers/: no such file or directory")
+# verbatim: l1na-forever/stable-diffusion-rocm-docker#8
+DOCKER = ('docker: Error response from daemon: error gathering device information while adding custom device '
+          '"/dev/kfd": no such file or directory.')
+ENV = {**os.environ, "ROCMDOCTOR_INCIDENTS_DIR": os.devnull + "/no-journal"}
+
+
+def _rocmdoctor(*args: str) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", *args], capture_output=True, text=True,
+                          timeout=120, env=ENV)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def cpu_node(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The simulated CPU-only node (no AMD function on its PCI bus) captured as a bundle."""
+    out = tmp_path_factory.mktemp("cpu") / "cpu.tar.gz"
+    assert _rocmdoctor("capture", "demo:healthy-no-gpu", "-o", str(out)).returncode == 0
+    with tarfile.open(out) as tar:
+        tar.extractall(out.parent, filter="data")
+    (root,) = [p for p in out.parent.iterdir() if p.is_dir()]
+    return root
+
+
+def _with_log(bundle: Path, name: str, text: str) -> Path:
+    f = bundle / "files" / "ticket" / name
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text(text + "\n")
+    return bundle
+
+
+def _diagnoses(bundle: Path, log: str) -> tuple[int, dict]:
+    proc = _rocmdoctor("triage", "--from", str(bundle), "--runbook", "container-mount-failure",
+                       "--log", f"/ticket/{log}", "--format", "json")
+    report = json.loads(proc.stdout)
+    (cmf,) = [r for r in report["runbooks"] if r["runbook_id"] == "container-mount-failure"]
+    return proc.returncode, cmf
+
+
+def test_the_device_plugin_line_on_a_cpu_only_node_is_a_misplaced_daemonset(cpu_node: Path) -> None:
+    code, cmf = _diagnoses(_with_log(cpu_node, "labeller.log", LABELLER), "labeller.log")
+    (d,) = cmf["diagnoses"]
+    assert d["diagnosis_id"] == "gpu-daemonset-on-non-gpu-node" and d["confidence"] == "high"
+    assert d["evidence"][0] == f"/ticket/labeller.log:1: {LABELLER}"
+    assert d["evidence"][1].startswith("gpus: no AMD GPU on the PCI bus: not a GPU node")
+    assert "nodeSelector" in d["cause"] and "Nothing is wrong with the node" in d["cause"]
+    assert any("kubectl get nodes -L feature.node.kubernetes.io/amd-gpu" in f for f in d["follow_up"])
+    # the reading carries its own severity: a warning, not a CRITICAL node
+    assert cmf["steps"][0]["state"] == "warn" and code == 1
+
+
+def test_a_gpu_container_started_on_a_cpu_only_host_is_not_a_host_driver_fault(cpu_node: Path) -> None:
+    code, cmf = _diagnoses(_with_log(cpu_node, "docker.txt", DOCKER), "docker.txt")
+    (d,) = cmf["diagnoses"]
+    assert d["diagnosis_id"] == "gpu-workload-on-non-gpu-node" and d["confidence"] == "medium"
+    assert d["evidence"][0] == f"/ticket/docker.txt:1: {DOCKER}"
+    assert "run it where the GPUs are" in d["cause"]
+    assert code == 1
+
+
+def test_the_pci_reading_needs_the_count_it_names(cpu_node: Path, tmp_path: Path) -> None:
+    """`outputs: {count: 0}` narrows the PASS: told that the node should have 8 GPUs, the PCI check
+    FAILs (8 missing from the bus), nothing refutes the line, and it keeps its usual reading."""
+    bundle = _with_log(cpu_node, "labeller.log", LABELLER)
+    proc = _rocmdoctor("triage", "--from", str(bundle), "--runbook", "container-mount-failure",
+                       "--log", "/ticket/labeller.log", "--var", "expect_gpus=8", "--format", "json")
+    (cmf,) = [r for r in json.loads(proc.stdout)["runbooks"] if r["runbook_id"] == "container-mount-failure"]
+    assert "host-driver-missing" in [d["diagnosis_id"] for d in cmf["diagnoses"]]
+    assert "gpu-daemonset-on-non-gpu-node" not in [d["diagnosis_id"] for d in cmf["diagnoses"]]
+
+
+def test_explain_lists_every_reading_a_node_could_turn_the_line_to() -> None:
+    proc = _rocmdoctor("explain", DOCKER)
+    assert proc.returncode == 0
+    assert "but if pci.amd_gpus passes on the node (count = 0): gpu-workload-on-non-gpu-node  [medium]" in proc.stdout
+    assert "but if amdgpu.module_loaded passes on the node: docker-daemon-not-on-host  [medium]" in proc.stdout
