@@ -93,3 +93,19 @@ def test_explain_lists_every_reading_a_node_could_turn_the_line_to() -> None:
     assert proc.returncode == 0
     assert "but if pci.amd_gpus passes on the node (count = 0): gpu-workload-on-non-gpu-node  [medium]" in proc.stdout
     assert "but if amdgpu.module_loaded passes on the node: docker-daemon-not-on-host  [medium]" in proc.stdout
+
+
+# verbatim: pytorch/pytorch#70036
+TORCH = "RuntimeError: No HIP GPUs are available"
+
+
+def test_a_job_that_found_no_gpu_on_a_cpu_only_node_ran_in_the_wrong_place(cpu_node: Path) -> None:
+    bundle = _with_log(cpu_node, "job.err", TORCH)
+    proc = _rocmdoctor("triage", "--from", str(bundle), "--runbook", "gpu-not-visible",
+                       "--log", "/ticket/job.err", "--format", "json")
+    (gnv,) = [r for r in json.loads(proc.stdout)["runbooks"] if r["runbook_id"] == "gpu-not-visible"]
+    (d,) = gnv["diagnoses"]
+    assert d["diagnosis_id"] == "gpu-workload-on-non-gpu-node"
+    assert d["evidence"][0] == f"/ticket/job.err:1: {TORCH}"
+    assert "a login node, a CPU-only partition" in d["cause"]
+    assert proc.returncode == 1
