@@ -132,7 +132,7 @@ def test_cli_reports_a_bad_bundle_in_one_line(tmp_path: Path) -> None:
     junk.write_text("hello")
     result = CliRunner().invoke(app, ["triage", "--from", str(junk)])
     assert result.exit_code == 2
-    assert f"rocmdoctor: error: {junk}: not a readable bundle (not a tar archive: gzip, bzip2, xz or plain)" in result.output
+    assert f"rocmdoctor: error: {junk}: not a readable bundle (neither a plain nor a gzip, bzip2 or xz tar archive)" in result.output
     # tarfile's own message lists each compression it tried on a line of its own; ours is one line and a hint
     assert [ln.split(":")[0] for ln in result.output.splitlines()] == ["rocmdoctor", "  hint"]
     assert "Traceback" not in result.output

@@ -243,7 +243,7 @@ def _reading(ctx: _Ctx, item: Any, conf: LineDict, confirm_check: str, checks: d
             if known is not None and name not in known:
                 ctx.fail(want, name, f"{what}: check '{check}' has no output '{name}'",
                          f"its outputs: {', '.join(sorted(known)) or 'none'}")
-            if not isinstance(value, (str, int, float, bool)) or value is None:
+            if not isinstance(value, (str, int, float, bool)):
                 ctx.fail(want, name, f"{what}: output '{name}' must equal a plain value (text, number, true/false)")
         outputs = tuple((str(k), v) for k, v in want.items())
     severity = ctx.string(obj, "severity", what)

@@ -218,7 +218,8 @@ def _read_tar(archive: Path) -> dict[str, bytes]:
                 members[name] = fh.read(MAX_MEMBER_BYTES + 1) if fh else b""
     except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
         # tarfile's ReadError lists every compression it tried, one per line: the error stays one line
-        why = "not a tar archive: gzip, bzip2, xz or plain" if isinstance(exc, tarfile.ReadError) else str(exc).splitlines()[0]
+        why = ("neither a plain nor a gzip, bzip2 or xz tar archive" if isinstance(exc, tarfile.ReadError)
+               else (str(exc).splitlines() or [type(exc).__name__])[0])
         raise BundleError(f"{archive}: not a readable bundle ({why})",
                           "expected a .tar.gz written by `rocmdoctor capture`") from None
     return members
