@@ -60,13 +60,18 @@ def test_a_match_routes_to_its_runbook_whichever_was_asked_for(tmp_path: Path) -
 ROCK_LOADED = "ROCk module version 6.14.14 is loaded\n=====================    \n"
 
 
+def _with_rocminfo(b: Path, text: str = ROCK_LOADED) -> Path:
+    """The bundle with the host's rocminfo output (its first lines) as the node's word."""
+    (b / "commands" / "rocminfo").mkdir(exist_ok=True)
+    (b / "commands" / "rocminfo" / "stdout").write_text(text)
+    return b
+
+
 def test_a_node_that_refutes_the_line_turns_it_to_its_contradicted_reading(tmp_path: Path) -> None:
     """The docker daemon says the host has no /dev/kfd, the host's rocminfo says amdgpu is loaded: the
     line's usual reading (host driver missing) is refuted by the confirming check, so the diagnosis is
     the signature's `contradicted` one, quoting the line and what the node said."""
-    b = _bundle(tmp_path, {"job.err": f"{DOCKER}\n"})
-    (b / "commands" / "rocminfo").mkdir()
-    (b / "commands" / "rocminfo" / "stdout").write_text(ROCK_LOADED)
+    b = _with_rocminfo(_bundle(tmp_path, {"job.err": f"{DOCKER}\n"}))
     code, report = _triage("--from", str(b), "--runbook", "container-mount-failure", "--log", "/ticket/job.err")
     cmf = _runbook(report, "container-mount-failure")
     (d,) = cmf["diagnoses"]
@@ -84,9 +89,7 @@ def test_a_node_that_refutes_the_line_turns_it_to_its_contradicted_reading(tmp_p
 def test_a_node_that_confirms_the_line_keeps_its_usual_reading(tmp_path: Path) -> None:
     """rocminfo on the host says ROCk is NOT loaded (the line of ROCm/legacy-rocm-build#4098's title): the
     confirming check does not pass, so the docker line means what it usually means."""
-    b = _bundle(tmp_path, {"job.err": f"{DOCKER}\n"})
-    (b / "commands" / "rocminfo").mkdir()
-    (b / "commands" / "rocminfo" / "stdout").write_text("ROCk module is NOT loaded, possibly no GPU devices\n")
+    b = _with_rocminfo(_bundle(tmp_path, {"job.err": f"{DOCKER}\n"}), "ROCk module is NOT loaded, possibly no GPU devices\n")
     _, report = _triage("--from", str(b), "--runbook", "container-mount-failure", "--log", "/ticket/job.err")
     ids = [x["diagnosis_id"] for x in _runbook(report, "container-mount-failure")["diagnoses"]]
     assert "docker-daemon-not-on-host" not in ids and "host-driver-missing" in ids
@@ -167,9 +170,7 @@ def test_explain_names_the_reading_a_node_could_turn_the_line_to() -> None:
 
 def test_the_same_line_in_two_logs_is_quoted_from_both_when_the_node_refutes_it(tmp_path: Path) -> None:
     """Reading matches against the node keeps one entry per match: two logs, two quoted lines."""
-    b = _bundle(tmp_path, {"a.err": f"{DOCKER}\n", "b.err": f"x\n{DOCKER}\n"})
-    (b / "commands" / "rocminfo").mkdir()
-    (b / "commands" / "rocminfo" / "stdout").write_text(ROCK_LOADED)
+    b = _with_rocminfo(_bundle(tmp_path, {"a.err": f"{DOCKER}\n", "b.err": f"x\n{DOCKER}\n"}))
     _, report = _triage("--from", str(b), "--runbook", "container-mount-failure",
                         "--log", "/ticket/a.err", "--log", "/ticket/b.err")
     cmf = _runbook(report, "container-mount-failure")
@@ -185,9 +186,7 @@ def test_a_docker_gpu_request_names_the_driver_and_the_flags_that_pass_amd_gpus(
     """Docker's device requests (`--gpus`, compose reservations) have no AMD driver: the diagnosis quotes
     the line, names the requested driver and capabilities, and says which flags pass the devices; the
     host's amdgpu being loaded (rocminfo) is quoted as the node's word, not a contradiction."""
-    b = _bundle(tmp_path, {"compose.txt": f"Attaching to facefusion-rocm-1\n{GPU_REQUEST}\n"})
-    (b / "commands" / "rocminfo").mkdir()
-    (b / "commands" / "rocminfo" / "stdout").write_text(ROCK_LOADED)
+    b = _with_rocminfo(_bundle(tmp_path, {"compose.txt": f"Attaching to facefusion-rocm-1\n{GPU_REQUEST}\n"}))
     code, report = _triage("--from", str(b), "--runbook", "gpu-not-visible", "--log", "/ticket/compose.txt")
     cmf = _runbook(report, "container-mount-failure")
     (d,) = cmf["diagnoses"]
