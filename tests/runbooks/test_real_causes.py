@@ -24,6 +24,7 @@ DECIDING = {
     "container-host-driver-missing": "cat /proc/modules: no line starting with 'amdgpu '",
     "container-rootless-nogroup": "Unable to open /dev/kfd read-write: Permission denied",
     "container-kfd-einval": "Unable to open /dev/kfd read-write: Invalid argument",
+    "container-kfd-eperm": "Unable to open /dev/kfd read-write: Operation not permitted",
     "busy-pinned-idle-process": "/sys/bus/pci/devices/0000:03:00.0/gpu_busy_percent: 100; mem_busy_percent: 1; hwmon power1_input: 103000000 (power1_cap: 300000000)",
     "idle-at-top-clock": "/sys/bus/pci/devices/0000:03:00.0/pp_dpm_sclk: level 7 of 8 (1630Mhz *); gpu_busy_percent: 0; power_dpm_force_performance_level: high",
     "visibility-masks-composed": 'env: ROCR_VISIBLE_DEVICES="1"',

@@ -31,7 +31,7 @@ from rocmdoctor.simnode.scenarios.gpu_not_visible import _set_klog
 from rocmdoctor.simnode.tools import amdgpu_init_lines
 from rocmdoctor.simnode.scenarios.real_causes_ops import (  # noqa: F401 - re-exported for tests and demos
     amdsmi_python_deps_missing, amdsmi_python_mismatch, apu_allocations_in_gtt, framework_without_rocm, gfx_override_mismatch, busy_pinned_idle_process, container_host_driver_missing, fan_curve_too_quiet,
-    idle_at_top_clock, kfd_open_invalid_argument, legacy_gpu_breaks_runtime, rootless_gid_not_mapped, throttled_bit_at_idle,
+    idle_at_top_clock, kfd_device_not_allowed, kfd_open_invalid_argument, legacy_gpu_breaks_runtime, rootless_gid_not_mapped, throttled_bit_at_idle,
     wsl_gpu_unsupported, wsl_node,
 )
 from rocmdoctor.simnode.scenarios.real_causes_kernel import (  # noqa: F401 - re-exported for tests and demos
@@ -310,8 +310,10 @@ CONTAINER = [
      container_host_driver_missing, "host_driver", "host-driver-missing"),
     ("container-rootless-nogroup", "rootless podman: /dev/kfd shows group nogroup, rocminfo Permission denied",
      rootless_gid_not_mapped, "rocminfo", "rootless-gid-not-mapped"),
-    ("container-kfd-einval", "unprivileged LXC: rocminfo 'Unable to open /dev/kfd read-write: Invalid argument'",
+    ("container-kfd-einval", "LXC after the host's GPU went to a VM and back: rocminfo 'Unable to open /dev/kfd read-write: Invalid argument'",
      kfd_open_invalid_argument, "rocminfo", "kfd-open-invalid-argument"),
+    ("container-kfd-eperm", "LXC given /dev/kfd without a device-cgroup rule: rocminfo 'Unable to open /dev/kfd read-write: Operation not permitted'",
+     kfd_device_not_allowed, "rocminfo", "kfd-device-not-allowed"),
 ]
 
 SCENARIOS = (from_cases(GPU_NOT_VISIBLE, ("gpu-not-visible",)) + from_cases(THERMAL, ("thermal-throttling",))

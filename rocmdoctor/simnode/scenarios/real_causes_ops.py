@@ -7,10 +7,11 @@ real_causes.SCENARIOS (this module defines none of its own).
   #403; an R9700 whose amd-smi says THROTTLED at idle (ROCm/rocm-systems#11781);
 - busy-pinned-idle-process: two R9700s pinned at 100 % busy with memory at 1 % / 0 %, 103 / 92 W of
   300 W and hotspot 79 / 80 C under an idle vLLM container (amd-smi table in ROCm/legacy-rocm-build#5706);
-- rootless-gid-not-mapped / kfd-open-invalid-argument: rocminfo's own words in a rootless podman
-  container (Firstbober/rocm-pytorch-gfx803-docker#4) and an unprivileged Proxmox LXC
-  (ROCm/legacy-rocm-build#5379); the LXC is told by /run/systemd/container (`lxc`), which systemd
-  writes in a container (systemd's Container Interface);
+- rootless-gid-not-mapped / kfd-open-invalid-argument / kfd-device-not-allowed: rocminfo's own words
+  in a rootless podman container (Firstbober/rocm-pytorch-gfx803-docker#4), a Proxmox LXC whose host's
+  GPU had gone to a VM and back (ROCm/legacy-rocm-build#5379, EINVAL) and an LXC given /dev/kfd
+  without a device rule (ROCm/ROCm#886, EPERM); the LXC is told by /run/systemd/container (`lxc`),
+  which systemd writes in a container (systemd's Container Interface);
 - apu-allocations-in-gtt: PyTorch's "total capacity of 15.24 GiB" on a Strix Halo with a 96 GB
   carve-out (ROCm/TheRock#1054);
 - wsl-gpu-unsupported: ROCm's WSL rocminfo on an RX 7600 XT, "WSL environment detected. / ROCR:
@@ -61,9 +62,16 @@ Unable to open /dev/kfd read-write: Permission denied
 root is not member of "nogroup" group, the default DRM access group. Users must be a member of the "nogroup" group or another DRM access group in order for ROCm applications to run successfully.
 """
 
-#: rocminfo in an unprivileged Proxmox LXC (ROCm/legacy-rocm-build#5379, verbatim)
+#: rocminfo in a Proxmox LXC after the host's GPU had been passed to a VM and back
+#: (ROCm/legacy-rocm-build#5379, verbatim)
 ROCMINFO_EINVAL = """ROCk module is loaded
 Unable to open /dev/kfd read-write: Invalid argument
+root is member of render group
+"""
+
+#: rocminfo in an LXC container given /dev/kfd without a device-cgroup rule (ROCm/ROCm#886, verbatim)
+ROCMINFO_EPERM = """ROCk module is loaded
+Unable to open /dev/kfd read-write: Operation not permitted
 root is member of render group
 """
 
@@ -85,13 +93,25 @@ def rootless_gid_not_mapped() -> SimNode:
 
 
 def kfd_open_invalid_argument() -> SimNode:
-    """Unprivileged LXC: the device nodes are bind-mounted and the user is in render, but the
-    container's device cgroup does not allow the KFD char device: open() fails with EINVAL."""
+    """An LXC on a host whose GPU went to a VM and came back: the nodes are there and the user is
+    in render, but KFD refuses to open a process context (EINVAL) for every process until amdgpu
+    is reloaded or the host rebooted (the thread's reboot fixed it)."""
     from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
 
     node = healthy()
     node.file("/run/systemd/container", "lxc\n", mode=0o444)   # systemd's Container Interface
     node.command("rocminfo", "", stdout=ROCMINFO_EINVAL, rc=1)
+    return node
+
+
+def kfd_device_not_allowed() -> SimNode:
+    """An LXC given /dev/kfd by a bind mount without a device-cgroup rule: the user is in render,
+    the node is 0666, and the device cgroup still refuses the open (EPERM)."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
+
+    node = healthy()
+    node.file("/run/systemd/container", "lxc\n", mode=0o444)
+    node.command("rocminfo", "", stdout=ROCMINFO_EPERM, rc=1)
     return node
 
 
