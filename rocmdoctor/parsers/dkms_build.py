@@ -13,6 +13,10 @@ console (dkms 2.x and 3.x):
     Error! Could not locate dkms.conf file.
     File: /var/lib/dkms/amdgpu/5.18.13-1577590.22.04/source/dkms.conf does not exist.
     WARNING: amdgpu dkms failed for running kernel      (amdgpu-dkms's post-install script)
+    Error! Module version C502C9F63988A81945CAABD for amdgpu.ko
+    is not newer than what is already found in kernel 4.13.0-36-generic (D3580B8CE287C145D0DC895).
+                      (the install step's version sanity check: built, then not installed;
+                       ROCm/legacy-rocm-build#344; the same two lines in dkms-project/dkms's run_test.sh)
 make.log:
     DKMS make.log for amdgpu-3.8-30 for kernel 5.9.2-arch1-1 (x86_64)
     /var/lib/dkms/.../Makefile:16: *** dma_resv->seq is missing., exit.... 中止.
@@ -41,6 +45,8 @@ _GCC_ERROR = re.compile(r"^\s*(?:\d+\s+)?(?P<file>[^\s:]+):\d+(?::\d+)?: (?:fata
 _MAKE_STOP = re.compile(r"Makefile(?:\.[\w.-]+)?:\d+: \*\*\* (?P<msg>.+)")
 _MODPOST = re.compile(r"^\s*(?:ERROR|FATAL): modpost: (?P<msg>.+)$")
 _POSTINST = re.compile(r"(?P<module>amdgpu|rock) dkms failed for running kernel", re.IGNORECASE)
+_SANITY_MODULE = re.compile(r"Module version (?P<version>\S+) for (?P<module>[\w-]+)\.ko(?:\.\w+)?$")
+_NOT_NEWER = re.compile(r"^is not newer than what is already found in kernel (?P<kernel>\S+) \((?P<existing>[^)]{0,80})\)")
 _GCC_MISMATCH = re.compile(r'"Local GCC version (?P<local>\d+) does not match kernel compiler GCC version (?P<kernel>\d+)"')
 # Real DKMS/make lines are short; a pathological line (a binary blob, 100k brackets) must not
 # make a search quadratic, so only its head is read and each pattern needs its keyword first.
@@ -53,13 +59,17 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
 
     Returns `{failures: [{kernel, arch, module, line, lineno}], module, version, make_log,
     log_kernel, first_error: {line, lineno, msg}|None, errors: int, gcc_mismatch: str|None,
-    stale_trees: [{tree, module, version, line, lineno}]}`.
+    stale_trees: [{tree, module, version, line, lineno}], refused: [{module, version, kernel,
+    existing, line, lineno}]}`.
     `log_kernel` is the kernel a make.log header names; `failures` come from dkms's own
     "Bad return status" / "autoinstall ... failed" lines and the driver package's "dkms failed
     for running kernel" (kernel None: the running one); `stale_trees` are the version
-    directories dkms found without a dkms.conf. Never fails: any text is read.
+    directories dkms found without a dkms.conf; `refused` the modules dkms built and then would
+    not install because the kernel's own copy is "not newer". Never fails: any text is read.
     """
     failures: list[dict[str, Any]] = []
+    refused: list[dict[str, Any]] = []
+    sanity: dict[str, Any] | None = None   # "Module version V for M.ko", waiting for its second line
     stale_trees: list[dict[str, Any]] = []
     module = version = make_log = log_kernel = gcc_mismatch = None
     first_error: dict[str, Any] | None = None
@@ -67,6 +77,12 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw[:_LINE_MAX].strip()
         if not line:
+            continue
+        if sanity is not None and (m := _NOT_NEWER.match(line)):
+            refused.append({**sanity, "kernel": m["kernel"], "existing": m["existing"], "line": f"{sanity['line']} {line}"[:400]})
+        sanity = None
+        if "Module version" in line and (m := _SANITY_MODULE.search(line)):
+            sanity = {"module": m["module"], "version": m["version"], "line": line[:200], "lineno": lineno}
             continue
         if "DKMS" in line and (m := _LOADING.search(line)):
             module, version = module or m["module"], version or m["version"]
@@ -104,4 +120,4 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
                 first_error = {"line": line[:400], "lineno": lineno, "msg": hit["msg"].strip()[:300]}
     return {"failures": failures, "module": module, "version": version, "make_log": make_log,
             "log_kernel": log_kernel, "first_error": first_error, "errors": errors, "gcc_mismatch": gcc_mismatch,
-            "stale_trees": stale_trees}
+            "stale_trees": stale_trees, "refused": refused}

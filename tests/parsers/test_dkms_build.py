@@ -62,3 +62,23 @@ def test_the_same_leftover_directory_in_two_kernel_hooks_counts_once() -> None:
     out = parse_dkms_build(_read("rock-dkms-2.7-leftover-tree-debian10-kernel-update", "files/ticket/apt-upgrade.log"))
     assert [t["version"] for t in out["stale_trees"]] == ["2.7-27"]
     assert out["failures"] == [] and out["first_error"] is None
+
+
+def test_install_refused_because_the_kernels_own_module_is_not_older() -> None:
+    out = parse_dkms_build(_read("rock-dkms-1.7-not-newer-than-kernel-amdgpu-4.13.0-36", "files/ticket/dkms-install.log"))
+    assert [(r["module"], r["version"], r["kernel"], r["existing"], r["lineno"]) for r in out["refused"]] == [
+        ("amdgpu", "C502C9F63988A81945CAABD", "4.13.0-36-generic", "D3580B8CE287C145D0DC895", 6)]
+    assert out["refused"][0]["line"].endswith("(D3580B8CE287C145D0DC895).")
+    assert out["failures"] == []   # the build itself succeeded
+
+
+def test_a_sanity_line_without_its_refusal_is_not_a_refusal() -> None:
+    # dkms's "Good news! ... exactly matches" (a module already in place; verbatim from an
+    # ubuntuforums r8168 post, code index id 56967854034) is not the refusal read here, and the
+    # refusal's two lines must follow each other
+    text = ("Good news! Module version 8.039.00-NAPI for r8168.ko\n"
+            "exactly matches what is already found in kernel 3.13.0-44-generic.\n"
+            "Error! Module version C502C9F63988A81945CAABD for amdgpu.ko\n\n"
+            "Building initial module for 4.13.0-36-generic\n"
+            "is not newer than what is already found in kernel 4.13.0-36-generic (D3580B8CE287C145D0DC895).\n")
+    assert parse_dkms_build(text)["refused"] == []

@@ -73,6 +73,26 @@ def test_dkms_built_for_another_kernel_with_the_in_tree_driver_loaded(tmp_path: 
     assert d.remediations[0].command == "dkms autoinstall -k 6.8.0-45-generic"
 
 
+def test_dkms_built_but_not_installed_is_a_refused_install_not_a_missing_build(tmp_path: Path, plan) -> None:
+    """`dkms status` says `built` for the running kernel: DKMS's sanity check kept the kernel's own
+    amdgpu.ko (ROCm/legacy-rocm-build#344). "Not rebuilt for this kernel" would send the admin to
+    `dkms autoinstall`, which refuses again; the fix is the forced install."""
+    _, report = triage(kd.dkms_install_refused(), tmp_path, plan)
+    s = steps(report)
+    assert s["dkms"].state == State.FAIL
+    assert s["dkms"].check.message == "amdgpu/6.8.5-2009582.22.04 for 6.8.0-45-generic is 'built', not installed"
+    assert "dkms status: amdgpu/6.8.5-2009582.22.04, 6.8.0-45-generic, x86_64: built" in evidence(s["dkms"])
+    d = diagnoses(report)
+    assert list(d)[0] == "dkms-install-refused" and "dkms-not-built-for-kernel" not in d
+    refused = d["dkms-install-refused"]
+    assert refused.confidence == "high"
+    assert "DKMS built amdgpu 6.8.5-2009582.22.04 for kernel 6.8.0-45-generic but did not install it" in refused.cause
+    assert "(/lib/modules/6.8.0-45-generic/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.zst)" in refused.cause
+    (fix,) = refused.remediations
+    assert fix.command == "dkms install --force amdgpu/6.8.5-2009582.22.04 -k 6.8.0-45-generic"
+    assert report.exit_status == ExitStatus.CRITICAL
+
+
 def test_blacklist_newer_than_the_initramfs_keeps_the_kernels_amdgpu(tmp_path: Path, plan) -> None:
     # ROCm/gpu-operator#330: the operator's blacklist file, no update-initramfs, the inbox driver loaded
     node = kd.inbox_loaded_despite_blacklist()
@@ -361,6 +381,14 @@ def test_fix_replaces_stale_module_and_verifies(tmp_path: Path, plan) -> None:
     (outcome,) = report.remediations
     assert outcome.fixed and outcome.verify.check_id == "kernel.amdgpu_vermagic"
     assert "vermagic:       5.15.0-119-generic" in (root / ".sim/dkms/modinfo.current").read_text()
+
+
+def test_fix_forces_the_refused_install_and_verifies(tmp_path: Path, plan) -> None:
+    root, report = triage(kd.dkms_install_refused(), tmp_path, plan, fix=True)
+    (outcome,) = [o for o in report.remediations if o.plan.remediation_id == "dkms-rebuild"]
+    assert outcome.result is not None and outcome.result.exit_status == 0 and outcome.fixed
+    assert "/lib/modules/6.8.0-45-generic/updates/dkms/amdgpu.ko" in (root / ".sim/dkms/modinfo.current").read_text()
+    assert "amdgpu/6.8.5-2009582.22.04, 6.8.0-45-generic, x86_64: installed" in (root / ".sim/dkms/status").read_text()
 
 
 @pytest.mark.parametrize("mode", ["declined", "dry-run"])

@@ -14,6 +14,9 @@ Formats (every line below names where its format was taken from):
 - missing MI300-series firmware: verbatim amdgpu-dkms lines of an MI300 host under OpenShift
   (code index id 22482288842: `Direct firmware load for amdgpu/psp_13_0_6_sos.bin failed with
   error -2` ... `Fatal error during GPU init`), moved to this node's PCI addresses;
+- `dkms status` 3.x `built` (built, not installed): `dkms_multiver_test/1.0, ${KERNEL_VER},
+  ${KERNEL_ARCH}: built` (dkms-project/dkms run_test.sh, after its version sanity check refused
+  the install);
 - `dkms status` stopping at a version directory without dkms.conf: `Error! Could not locate
   dkms.conf file.` / `File: /var/lib/dkms/amdgpu/6.7.0-1787201.22.04/source/dkms.conf does not
   exist.` (verbatim, ROCm/legacy-rocm-build#3701 and #3608), on stderr with exit status 4
@@ -95,11 +98,14 @@ def healthy() -> SimNode:
     return healthy_mi300x()
 
 
-def _stateful_dkms(node: SimNode, *, built_for: list[str], modinfo_now: str | None) -> SimNode:
-    """dkms/modinfo backed by node files, so an approved rebuild really changes the node."""
+def _stateful_dkms(node: SimNode, *, built_for: list[str], modinfo_now: str | None,
+                   not_installed: tuple[str, ...] = ()) -> SimNode:
+    """dkms/modinfo backed by node files, so an approved rebuild really changes the node.
+    `not_installed`: kernels DKMS built amdgpu for without installing it (status `built`)."""
     ver = f"{node.driver_version}-{DKMS_BUILD}"
     node.file("/.sim/dkms/version", ver + "\n")
-    node.file("/.sim/dkms/status", "".join(f"amdgpu/{ver}, {k}, x86_64: installed\n" for k in built_for))
+    node.file("/.sim/dkms/status", "".join(f"amdgpu/{ver}, {k}, x86_64: installed\n" for k in built_for)
+              + "".join(f"amdgpu/{ver}, {k}, x86_64: built\n" for k in not_installed))
     node.file("/.sim/dkms/modinfo.built", _modinfo(node))
     if modinfo_now is not None:
         node.file("/.sim/dkms/modinfo.current", modinfo_now)
@@ -209,22 +215,40 @@ _BOOT_TIME = 1_758_180_000          # 2025-09-18 07:20 UTC: this boot
 _INITRD_BUILT = _BOOT_TIME - 40 * 86400
 
 
-def inbox_loaded_despite_blacklist() -> SimNode:
-    """A GPU Operator node on Ubuntu 22.04 (HWE kernel 6.8): the operator wrote
-    /etc/modprobe.d/blacklist-amdgpu.conf, nobody rebuilt the initramfs, so the initramfs still
-    loads the kernel's own amdgpu at boot and the operator's `modprobe amdgpu` finds it loaded."""
-    node = healthy()
+def _kernel_amdgpu_running(node: SimNode) -> SimNode:
+    """Ubuntu 22.04.5 on HWE kernel 6.8.0-45, running the kernel's own amdgpu (no version file)."""
     node.kernel = "6.8.0-45-generic"
     node.cmdline = node.cmdline.replace("5.15.0-119-generic", node.kernel)
     node.file("/etc/os-release", OS_RELEASE_22045)
-    node.rocm_version = "6.4.0"
     mods = [{"name": "amdgpu", "size": 17633280, "refcount": 0, "deps": []}]
     mods += [{"name": n, "size": size, "refcount": 1, "deps": ["amdgpu"]} for n, size in _IN_TREE_HELD]
     node.file("/proc/modules", render_proc_modules(mods), mode=0o444)
     node.remove("/sys/module/amdgpu/version")
-    in_tree = _modinfo(node).replace(f"/lib/modules/{node.kernel}/updates/dkms/amdgpu.ko",
-                                     f"/lib/modules/{node.kernel}/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.zst")
-    node.command("modinfo", "amdgpu", stdout=in_tree)
+    return node
+
+
+def _in_tree_modinfo(node: SimNode) -> str:
+    return _modinfo(node).replace(f"/lib/modules/{node.kernel}/updates/dkms/amdgpu.ko",
+                                  f"/lib/modules/{node.kernel}/kernel/drivers/gpu/drm/amd/amdgpu/amdgpu.ko.zst")
+
+
+def dkms_install_refused() -> SimNode:
+    """Kernel update 6.5 HWE -> 6.8 HWE: DKMS built amdgpu for 6.8.0-45 and did not install it,
+    so `dkms status` says `built` and the kernel's own amdgpu is what runs. That is the state the
+    version sanity check of ROCm/legacy-rocm-build#344 (an older DKMS) leaves; the version numbers
+    here are this node's, not that thread's."""
+    node = _kernel_amdgpu_running(healthy())
+    return _stateful_dkms(node, built_for=["6.5.0-35-generic"], modinfo_now=_in_tree_modinfo(node),
+                          not_installed=(node.kernel,))
+
+
+def inbox_loaded_despite_blacklist() -> SimNode:
+    """A GPU Operator node on Ubuntu 22.04 (HWE kernel 6.8): the operator wrote
+    /etc/modprobe.d/blacklist-amdgpu.conf, nobody rebuilt the initramfs, so the initramfs still
+    loads the kernel's own amdgpu at boot and the operator's `modprobe amdgpu` finds it loaded."""
+    node = _kernel_amdgpu_running(healthy())
+    node.rocm_version = "6.4.0"
+    node.command("modinfo", "amdgpu", stdout=_in_tree_modinfo(node))
     node.file("/etc/modprobe.d/blacklist-amdgpu.conf", "blacklist amdgpu\n", mtime=_BOOT_TIME - 3600)
     node.file(f"/boot/initrd.img-{node.kernel}", "(initramfs image)\n", mtime=_INITRD_BUILT)
     node.file(f"/boot/vmlinuz-{node.kernel}", "(kernel image)\n", mtime=_INITRD_BUILT - 60)
@@ -235,6 +259,8 @@ def inbox_loaded_despite_blacklist() -> SimNode:
 CASES: list[tuple[str, str, Callable[[], SimNode], str, str]] = [
     ("dkms-wrong-kernel", "amdgpu-dkms built for 6.5.0-35-generic only, node boots 6.8.0-45-generic: no amdgpu",
      dkms_wrong_kernel, "dkms", "dkms-not-built-for-kernel"),
+    ("dkms-install-refused", "amdgpu-dkms built for the new kernel 6.8.0-45 but not installed (DKMS kept the kernel's own amdgpu.ko as 'not newer'): the kernel's amdgpu runs",
+     dkms_install_refused, "dkms", "dkms-install-refused"),
     ("dkms-stale-tree", "a leftover amdgpu-dkms 6.7.0 directory without dkms.conf stops DKMS: no amdgpu for the new kernel",
      dkms_stale_tree, "dkms", "dkms-stale-tree"),
     ("amdgpu-vermagic-mismatch", "amdgpu.ko on disk was built for 5.15.0-116, the running kernel is 5.15.0-119",
