@@ -31,8 +31,7 @@ def triage_runbook(runbook: str, target: str = "", bundle: str | None = None,
                    **vars: str) -> tuple[RunbookReport, dict[str, StepResult]]:
     """Triage a `demo:` target or a bundle with one runbook; its report and its steps by id."""
     report = triage_target(TriageRequest(target=target, bundle=bundle, runbooks=(runbook,), vars=vars))
-    (rb,) = report.runbooks
-    return rb, {s.step_id: s for s in rb.steps}
+    return report.runbooks[0], steps(report)
 
 
 def steps(report: TriageReport) -> dict[str, StepResult]:
