@@ -1,0 +1,106 @@
+"""First-sight batches of the real-incident corpus (tests/incidents/batches.yaml).
+
+A batch is a set of cases gathered from threads no earlier case used, committed, and
+scored before any rule changed for it: that first score is what rocmdoctor gets right
+on incidents nobody here had read. The file keeps, per batch, the commit and the verdict
+of every case at first sight (written once, never overwritten) and the latest score after
+the fixes the batch led to. benchmarks/accuracy.py writes it and renders its history.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from rocmdoctor.testing.corpus import ROOT, Outcome
+
+BATCHES = ROOT / "batches.yaml"
+HEADER = """\
+# First-sight batches: cases gathered from threads no earlier case used, committed and scored
+# before any rule changed for them (shared/reference/incident-corpus.md). Written by
+#   python benchmarks/accuracy.py --first-sight ID CASE...   (once per batch, never overwritten)
+#   python benchmarks/accuracy.py --after-fix ID              (the latest score after the fixes)
+"""
+
+
+class BatchError(ValueError):
+    """A batch that cannot be recorded as asked (exists, uncommitted cases, unknown case)."""
+
+
+def load_batches(path: Path = BATCHES) -> list[dict[str, Any]]:
+    import yaml
+
+    if not path.is_file():
+        return []
+    doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return list(doc.get("batches") or [])
+
+
+def save_batches(batches: list[dict[str, Any]], path: Path = BATCHES) -> None:
+    import yaml
+
+    path.write_text(HEADER + yaml.safe_dump({"batches": batches}, sort_keys=False, width=120), encoding="utf-8")
+
+
+def head_commit(repo: Path) -> str:
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", "--short=12", "HEAD"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def uncommitted(repo: Path, paths: list[Path]) -> list[str]:
+    """The paths git sees as changed or untracked: a batch is scored only once its cases are committed."""
+    out = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", *map(str, paths)],
+                         capture_output=True, text=True, check=True).stdout
+    return [line[3:] for line in out.splitlines()]
+
+
+def score(outcomes: list[Outcome]) -> dict[str, Any]:
+    real = [o for o in outcomes if not o.case.benign]
+    return {"date": time.strftime("%Y-%m-%d"),
+            "right": sum(o.verdict == "right" for o in real), "incidents": len(real),
+            "benign": len(outcomes) - len(real),
+            "false_critical": sum(o.verdict == "false-critical" for o in outcomes)}
+
+
+def record_first_sight(batches: list[dict[str, Any]], batch_id: str, outcomes: list[Outcome], commit: str,
+                       note: str = "") -> dict[str, Any]:
+    if any(b["id"] == batch_id for b in batches):
+        raise BatchError(f"batch {batch_id} is already recorded: its first sight is never rewritten")
+    taken = {c: b["id"] for b in batches for c in b.get("cases", {})}
+    again = [o.case.case_id for o in outcomes if o.case.case_id in taken]
+    if again:
+        raise BatchError(f"already in a batch: {', '.join(f'{c} ({taken[c]})' for c in again)}")
+    batch = {"id": batch_id, "note": note,
+             "first_sight": {**score(outcomes), "commit": commit},
+             "cases": {o.case.case_id: o.verdict for o in outcomes}}
+    batches.append(batch)
+    return batch
+
+
+def record_after_fix(batches: list[dict[str, Any]], batch_id: str, outcomes: list[Outcome], commit: str) -> dict[str, Any]:
+    batch = next((b for b in batches if b["id"] == batch_id), None)
+    if batch is None:
+        raise BatchError(f"no batch {batch_id} (known: {', '.join(b['id'] for b in batches) or 'none'})")
+    batch["after_fix"] = {**score(outcomes), "commit": commit}
+    return batch
+
+
+def history(batches: list[dict[str, Any]]) -> str:
+    """The table docs/accuracy.md opens with."""
+    if not batches:
+        return "No first-sight batch recorded yet.\n"
+
+    def pct(s: dict[str, Any] | None) -> str:
+        if not s:
+            return "-"
+        share = f" ({100 * s['right'] / s['incidents']:.0f}%)" if s["incidents"] else ""
+        return f"{s['right']}/{s['incidents']}{share}" + (f", {s['false_critical']} false CRITICAL" if s["false_critical"] else "")
+
+    rows = [f"| {b['id']} | {len(b.get('cases', {}))} | {b['first_sight']['date']} | `{b['first_sight']['commit']}` "
+            f"| **{pct(b['first_sight'])}** | {pct(b.get('after_fix'))} "
+            f"| {('`' + b['after_fix']['commit'] + '`') if b.get('after_fix') else '-'} | {b.get('note', '')} |"
+            for b in batches]
+    return ("| batch | cases | scored | commit | right at first sight | right after fixes | commit | gathered from |\n"
+            "|---|---:|---|---|---:|---:|---|---|\n" + "\n".join(rows) + "\n")
