@@ -45,36 +45,95 @@ def _looks_like_a_path(text: str) -> bool:
             and ("/" in token or token.endswith((".err", ".out", ".log", ".txt"))))
 
 
-def _as_json(matches: list[Any], source: str, lines: int, host: str) -> dict[str, Any]:
-    from rocmdoctor.engine.signatures import best_per_diagnosis
+def _codes_in(body: str) -> list[Any]:
+    """Every status code in the text, once each, in order: named even where no signature knows the line."""
+    from rocmdoctor.catalog.status_codes import read_codes
 
+    seen: dict[tuple[str, int], Any] = {}
+    for lineno, line in enumerate(body.splitlines(), 1):
+        for r in read_codes(line):
+            seen.setdefault((r.numbering, r.value), (lineno, r))
+    return list(seen.values())
+
+
+def _causes(body: str, paths: tuple[str, ...]) -> list[Any]:
+    """The diagnoses a triage of a bundle holding only this text makes, failing runbooks first:
+    the same reading `--log` and a triage of a node with these lines give."""
+    from rocmdoctor.engine.core import explain_report
+    from rocmdoctor.status import State
+
+    report = explain_report(body, paths)
+    order = {State.FAIL: 0, State.WARN: 1}
+    runbooks = sorted((r for r in report.runbooks if r.diagnoses), key=lambda r: order.get(r.state, 2))
+    return [d for r in runbooks for d in r.diagnoses]
+
+
+def _signature_of(d: Any, matches: list[Any]) -> dict[str, Any]:
+    """The signature whose line made a cause, if one did (null for a cause a runbook's own check read)."""
+    m = next((m for m in matches if m.runbook == d.runbook_id and m.diagnosis == d.diagnosis_id), None)
+    return {"signature": m.signature_id if m else None, "line": m.line if m else None,
+            "lineno": m.lineno if m else None}
+
+
+def _as_json(matches: list[Any], source: str, lines: int, host: str, codes: list[Any],
+             causes: list[Any]) -> dict[str, Any]:
     return {
-        "source": source, "lines": lines, "matched": bool(matches),
-        "causes": [{"runbook": m.runbook, "diagnosis": m.diagnosis, "confidence": m.confidence,
-                    "signature": m.signature_id, "line": m.line, "lineno": m.lineno,
-                    "triage": f"rocmdoctor triage {host} --runbook {m.runbook}"} for m in best_per_diagnosis(matches)],
+        "source": source, "lines": lines, "matched": bool(matches or causes),
+        "codes": [{"lineno": n, "numbering": r.numbering, "name": r.name, "value": r.value, "written": r.written,
+                   "meaning": r.meaning, "header": r.header} for n, r in codes],
+        "causes": [{"runbook": d.runbook_id, "diagnosis": d.diagnosis_id, "confidence": d.confidence,
+                    "cause": d.cause, "evidence": [_where(e) for e in d.evidence],
+                    **_signature_of(d, matches),
+                    "triage": f"rocmdoctor triage {host} --runbook {d.runbook_id}"} for d in causes],
         "signatures": [m.to_dict() for m in matches],
-        "next": [] if matches else [f"rocmdoctor triage {host}", f"rocmdoctor capture {host} -o {host}.tar.gz"],
+        "next": [] if matches or causes else [f"rocmdoctor triage {host}", f"rocmdoctor capture {host} -o {host}.tar.gz"],
     }
 
 
-def _print_text(matches: list[Any], source: str, lines: int, host: str) -> None:
-    from rocmdoctor.engine.signatures import best_per_diagnosis
+def _where(evidence: str) -> str:
+    """An evidence line quoted from the text explain triaged, as `line N: ...`."""
+    from rocmdoctor.engine.core import EXPLAIN_LOG
 
+    return evidence.replace(f"{EXPLAIN_LOG}:", "line ", 1) if evidence.startswith(EXPLAIN_LOG) else evidence
+
+
+def _first_sentence(text: str, limit: int = 220) -> str:
+    flat = " ".join(text.split())
+    cut = flat.find(". ")
+    flat = flat[:cut + 1] if 0 < cut < limit else flat
+    return flat if len(flat) <= limit else flat[:limit - 3] + "..."
+
+
+def _print_codes(codes: list[Any]) -> None:
+    if codes:
+        print("Status codes in the text:")
+        for lineno, r in codes:
+            print(f"  line {lineno}: {r.describe()}")
+
+
+def _print_text(matches: list[Any], source: str, lines: int, host: str, codes: list[Any],
+                causes: list[Any]) -> None:
     where = f"{lines} line(s) of {source}" if source != "<text>" else "the text"
-    if not matches:
+    if not matches and not causes:
         print(f"No known error signature in {where}.")
+        _print_codes(codes)
         print(f"  To diagnose the node itself:  rocmdoctor triage {host}")
         print(f"  To hand its evidence to someone: rocmdoctor capture {host} -o {host}.tar.gz")
         return
-    causes = best_per_diagnosis(matches)
     print(f"Likely root causes, most certain first ({len(matches)} signature(s) matched {where}):")
-    for i, m in enumerate(causes, 1):
-        print(f"  {i}. {m.runbook} / {m.diagnosis}  [{m.confidence}]  from line {m.lineno}")
+    for i, d in enumerate(causes, 1):
+        print(f"  {i}. {d.runbook_id} / {d.diagnosis_id}  [{d.confidence}]")
+        print(f"     {_first_sentence(d.cause)}")
+        if d.evidence:
+            print(f"     from: {_where(d.evidence[0])}")
+    if not causes:
+        print("  (the lines below name no cause a runbook would make without the node)")
     for m in matches:
         print(f"\n{m.signature_id}  ({m.family}; {m.confidence} confidence, {m.severity})")
         print(f"  line {m.lineno}" + (f" (and {m.count - 1} more)" if m.count > 1 else "") + f": {m.line}")
         print(f"  means: {m.means}")
+        for c in m.codes:
+            print(f"  code: {c}")
         print(f"  runbook: {m.runbook}   root cause: {m.diagnosis}"
               + (f"   confirming check: {m.confirm_check}" if m.confirm_check else ""))
         print("  confirm on the node:")
@@ -118,10 +177,12 @@ def explain(
             print(f"rocmdoctor: note: {body} is not a readable file; read as the message itself", file=sys.stderr)
         matches = explain_text(body, source, path or ())
         lines = len(body.splitlines())
+        codes = _codes_in(body)
+        causes = _causes(body, tuple(path or ()))
         if fmt == "json":
-            print(json.dumps(_as_json(matches, source, lines, host), indent=2))
+            print(json.dumps(_as_json(matches, source, lines, host, codes, causes), indent=2))
         else:
-            _print_text(matches, source, lines, host)
+            _print_text(matches, source, lines, host, codes, causes)
 
 
 def register(app: typer.Typer) -> None:

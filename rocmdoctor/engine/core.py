@@ -91,3 +91,24 @@ def triage_target(
         return run_triage(transport, plan, target=request.target if not request.bundle else transport.host,
                           fix=request.fix or request.dry_run, approver=approver, on_event=on_event, preload=preload,
                           readings=readings)
+
+
+#: where `explain` puts the pasted text in the bundle it triages
+EXPLAIN_LOG = "/ticket/explain.log"
+
+
+def explain_report(text: str, paths: tuple[str, ...] = ()) -> TriageReport:
+    """The text as a ticket's triage reads it: a bundle holding it as the job log and as the
+    kernel log, triaged with every runbook and no node behind it. `explain` ranks its causes
+    from this report, so a line means the same in `explain`, in `--log` and in a triage of a
+    bundle or node that holds it: one reading path, decided in one place (the runbooks and
+    the signature catalogue), not a second matcher."""
+    from rocmdoctor.engine.compiler import cached_plan
+    from rocmdoctor.evidence.bundle import Bundle
+    from rocmdoctor.transports.replay import ReplayTransport
+
+    data = text.encode("utf-8", errors="replace")
+    bundle = Bundle(members={f"files{EXPLAIN_LOG}": data, "commands/dmesg/stdout": data}, source="<explain>")
+    plan = cached_plan(paths, (), {"log": EXPLAIN_LOG})
+    with ReplayTransport(bundle) as transport:
+        return run_triage(transport, plan, target="explain", fix=False, approver=decline_all)

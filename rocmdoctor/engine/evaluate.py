@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from rocmdoctor.catalog.definitions import CheckDef, GatherDef, RunbookDef, resolve_gather
 from rocmdoctor.catalog.expressions import ExpressionError, evaluate, render_shell, render_text
+from rocmdoctor.catalog.status_codes import with_codes
 from rocmdoctor.parsers import ParseError, get_parser, parse_memoized, regex_parser
 from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RemediationPlan, StepResult
 from rocmdoctor.status import State
@@ -227,7 +228,7 @@ def _diagnose(runbook: RunbookDef, results: dict[str, StepResult], vars: dict[st
         evidence = tuple(line for sid in d.evidence_from for line in
                          (results[sid].check.evidence if results[sid].check else ()))
         plans = tuple(plan_remediation(runbook, rid, scope) for rid in d.remediations)
-        out.append(Diagnosis(runbook.id, d.id, d.step, cause, d.confidence, evidence,
+        out.append(Diagnosis(runbook.id, d.id, d.step, cause, d.confidence, with_codes(evidence),
                              tuple(p for p in plans if p is not None), follow_up))
     return tuple(out)
 

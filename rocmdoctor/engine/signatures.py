@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable
 
 from rocmdoctor.catalog.definitions import ContradictedReading, SignatureDef
+from rocmdoctor.catalog.status_codes import code_names, code_prefilter, read_codes, with_codes
 from rocmdoctor.evidence.probe import GatherSpec
 from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RunbookReport, StepResult, to_jsonable
 from rocmdoctor.status import State
@@ -50,6 +51,7 @@ class SignatureMatch:
     urls: tuple[str, ...] = ()
     groups: dict[str, str] = field(default_factory=dict)
     instead: tuple[ContradictedReading, ...] = ()   # the readings when the node refutes the line (filled in)
+    codes: tuple[str, ...] = ()    # the status codes the line carries, named (catalog.status_codes)
 
     @property
     def quote(self) -> str:
@@ -106,14 +108,19 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
     ranked by confidence, then by where it first appeared."""
     sigs = list(signatures)
     exact, folded = _prefilter(tuple((a[0], f) for sig in sigs for a, f in zip(sig.anchors, sig.ignore_case)))
+    coded = code_prefilter()
     first: dict[str, SignatureMatch] = {}
     counts: dict[str, int] = {}
     for lineno, line in enumerate(text.splitlines(), 1):
-        if not ((exact is not None and exact.search(line)) or (folded is not None and folded.search(line))):
+        # a code written as a number or a message is read as its symbol too: a signature
+        # for HSA_STATUS_ERROR_OUT_OF_RESOURCES also reads `Call returned 4104`
+        names = code_names(line) if coded.search(line) else ()
+        hay = f"{line} [{' '.join(names)}]" if names else line
+        if not ((exact is not None and exact.search(hay)) or (folded is not None and folded.search(hay))):
             continue
-        lowered = line.lower()
+        lowered = hay.lower()
         for sig in sigs:
-            m = _search(sig, line, lowered)
+            m = _search(sig, hay, lowered)
             if m is None:
                 continue
             counts[sig.id] = counts.get(sig.id, 0) + 1
@@ -125,7 +132,8 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
                     tuple(_fill(c, groups) for c in sig.commands), sig.sources,
                     {k: _clean(v)[:80] for k, v in groups.items()},
                     tuple(replace(alt, means=_fill(alt.means, groups), commands=tuple(_fill(c, groups) for c in alt.commands))
-                          for alt in sig.contradicted))
+                          for alt in sig.contradicted),
+                    tuple(r.describe() for r in read_codes(line)))
     out = [replace(m, count=counts[m.signature_id]) for m in first.values()]
     return sorted(out, key=lambda m: (CONFIDENCE_RANK.get(m.confidence, 9), m.lineno))
 
@@ -246,6 +254,20 @@ def _read_against_node(m: SignatureMatch, report: RunbookReport) -> SignatureMat
                    urls=(*m.urls, *alt.sources), confirm_check=alt.check or m.confirm_check)
 
 
+def _rank_of_line_reading(diagnoses: list[Diagnosis], m: SignatureMatch) -> int:
+    """Where a signature's own diagnosis goes among the runbook's: after them, except where a
+    runbook diagnosis rests on the very line the signature read (its evidence quotes it) and is
+    no surer: the catalogue's precise reading of a line then comes first. A `fallback`
+    (generic) signature never goes before a runbook's own cause."""
+    if m.fallback:
+        return len(diagnoses)
+    mine = CONFIDENCE_RANK.get(m.confidence, 9)
+    for i, d in enumerate(diagnoses):
+        if any(m.line in ev for ev in d.evidence) and mine <= CONFIDENCE_RANK.get(d.confidence, 9):
+            return i
+    return len(diagnoses)
+
+
 def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: list[tuple[str, str]],
                  host: str = "<host>") -> RunbookReport:
     """The report with the log step first and the matches as diagnoses: a match whose
@@ -265,14 +287,16 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
         if at is not None:
             d = diagnoses[at]
             if m.quote not in d.evidence:
-                diagnoses[at] = replace(d, evidence=(m.quote, *d.evidence))
+                diagnoses[at] = replace(d, evidence=with_codes((m.quote, *d.evidence)))
             continue
         if m.fallback and own:
             continue
+        rank = _rank_of_line_reading(diagnoses, m)
         follow = (*(f"Confirm on the node: `{c}`" for c in m.commands),
                   f"`rocmdoctor triage {host} --runbook {m.runbook}` settles it on the node.")
-        diagnoses.append(Diagnosis(report.runbook_id, m.diagnosis, "log", m.means, m.confidence,
-                                   (m.quote, *_confirmed_on_node(report, m.confirm_check)), (), follow))
+        made = Diagnosis(report.runbook_id, m.diagnosis, "log", m.means, m.confidence,
+                         with_codes((m.quote, *_confirmed_on_node(report, m.confirm_check))), (), follow)
+        diagnoses.insert(rank, made)
     return RunbookReport(report.runbook_id, report.title, (step, *report.steps), tuple(diagnoses))
 
 
