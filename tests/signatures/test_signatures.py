@@ -204,3 +204,13 @@ def test_the_probes_own_rocminfo_runtime_status_names_a_cause_only_as_a_fallback
     assert (first.diagnosis_id, first.confidence) == ("legacy-gpu-breaks-runtime", "low")
     assert first.evidence[0] == "rocminfo:3: Call returned HSA_STATUS_ERROR: A generic error has occurred."
     assert any("gfx_target_version" in f for f in first.follow_up)
+
+
+def test_docs_count_the_signatures_per_source() -> None:
+    """The per-repository block of docs/signatures.md is generated (tools/gen_signature_docs.py)."""
+    import subprocess
+    import sys
+
+    tool = HERE.parents[1] / "tools" / "gen_signature_docs.py"
+    r = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
