@@ -72,3 +72,36 @@ def test_table_folds_what_the_bundle_lacks_into_one_line_after_the_verdict() -> 
     assert len(folded) == 1 and folded[0] > fail
     assert "cat /proc/cmdline" in lines[folded[0]]
     assert out.count(": not in bundle") == 0  # no per-step "not in bundle" lines without -v
+
+
+def test_gpus_a_ticket_names_open_the_runbook_without_sysfs() -> None:
+    """Issue 41 (6): an amd-smi table (ROCm/rocm-systems#8263, verbatim in the corpus) names the GPU;
+    pci.amd_gpus counts it from there instead of stopping the runbook at UNKNOWN."""
+    rb = _triage(INCIDENTS / "gpu-oom" / "mi325x-vram-stranded-no-process-amdgpu-6.16.6" / "bundle", "gpu-oom")
+    gpus = next(s for s in rb.steps if s.step_id == "gpus")
+    assert gpus.state == State.PASS and gpus.check.outputs["count"] == 1
+    assert "named in the ticket" in gpus.check.message and "amd-smi" in gpus.check.evidence[0]
+    vram = next(s for s in rb.steps if s.step_id == "vram")
+    assert vram.state == State.PASS  # the step after it now reads the table's Mem-Usage
+
+
+def test_kernel_lines_with_bus_ids_name_the_gpus(tmp_path: Path) -> None:
+    (tmp_path / "commands" / "dmesg").mkdir(parents=True)
+    # ROCm/rocm-install-on-linux#615's line, verbatim in the corpus (mi100-am4-bar-no-space)
+    (tmp_path / "commands" / "dmesg" / "stdout").write_text(
+        "[    5.408787] amdgpu 0000:03:00.0: probe with driver amdgpu failed with error -12\n")
+    rb = _triage(tmp_path, "gpu-not-visible")
+    gpus = next(s for s in rb.steps if s.step_id == "gpus")
+    assert gpus.state == State.PASS and gpus.check.outputs["bdfs"] is None
+    assert "0000:03:00.0" in gpus.check.evidence[0] and "kernel lines" in gpus.check.evidence[0]
+
+
+def test_a_live_probe_never_asks_for_ticket_only_evidence() -> None:
+    """`ticket: true` gathers are read from bundles only: a gpu-oom probe runs no rocminfo for them."""
+    from rocmdoctor.engine.core import compile_request
+
+    plan = compile_request(TriageRequest(target="local", runbooks=("gpu-oom",)))
+    live = {g.key for g in plan.gathers_from(replay=False)}
+    replay = {g.key for g in plan.gathers_from(replay=True)}
+    assert "command:rocminfo" not in live and "command:rocminfo" in replay
+    assert {g.key for g in plan.ticket_gathers} == replay - live

@@ -29,6 +29,9 @@ class GatherDef:
     #: parser's format), the check still runs with the value None; its rules decide what
     #: the other gathers prove without it (`ev.<name>.status` tells why it is None)
     partial: bool = False
+    #: evidence only a ticket brings (a pasted table or log that stands in for sysfs): read from a
+    #: bundle, never asked of a live node, where the check's other gathers always answer
+    ticket: bool = False
     line: int | None = None
 
 

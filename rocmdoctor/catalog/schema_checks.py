@@ -22,7 +22,7 @@ from rocmdoctor.catalog.yaml_lines import LineDict, line_of
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 STATES = ("pass", "warn", "fail", "unknown", "skipped")  # skipped: not applicable here (never a verdict)
 GATHER_KEYS = {"file", "glob", "stat", "command", "env"}
-GATHER_OPTS = {"parse", "timeout", "optional", "tail", "accept_rc", "stream", "alternative_to", "partial"}
+GATHER_OPTS = {"parse", "timeout", "optional", "tail", "accept_rc", "stream", "alternative_to", "partial", "ticket"}
 CHECK_KEYS = {"id", "title", "description", "gather", "outputs", "rules", "requires_vars", "data", "remember"}
 RULE_KEYS = {"when", "state", "message", "evidence"}
 RUNBOOK_KEYS = {"id", "title", "summary", "description", "version", "vars", "steps", "diagnoses",
@@ -193,12 +193,12 @@ def _gather(ctx: _Ctx, name: str, raw: Any, parent: LineDict, what: str) -> Gath
     stream = obj.get("stream", "stdout")
     if stream not in ("stdout", "stderr", "both"):
         ctx.fail(obj, "stream", "'stream' must be stdout, stderr or both")
-    for flag in ("optional", "tail", "partial"):
+    for flag in ("optional", "tail", "partial", "ticket"):
         if not isinstance(obj.get(flag, False), bool):
             ctx.fail(obj, flag, f"'{flag}' must be true or false")
     return GatherDef(name=name, kind=kind, target=target, parse=parse, timeout=float(timeout),
                      optional=bool(obj.get("optional", False)), tail=bool(obj.get("tail", False)),
-                     partial=bool(obj.get("partial", False)),
+                     partial=bool(obj.get("partial", False)), ticket=bool(obj.get("ticket", False)),
                      accept_rc=accept_rc, stream=stream,
                      alternative_to=str(obj["alternative_to"]) if obj.get("alternative_to") else None, line=obj.line)
 

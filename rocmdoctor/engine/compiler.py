@@ -32,6 +32,13 @@ class Plan:
     #: runbooks not asked for, evaluated only when a log's signature routes to them
     #: (their evidence is in the same probe, so routing costs no second round trip)
     standby: tuple[RunbookDef, ...] = ()
+    #: gathers only a ticket's bundle answers (`ticket: true` on every check that names them):
+    #: read when the plan replays a bundle, never put in a node's probe
+    ticket_gathers: tuple[GatherSpec, ...] = ()
+
+    def gathers_from(self, replay: bool) -> list[GatherSpec]:
+        """What to collect: the probe's gathers, and from a bundle the ticket-only ones too."""
+        return [*self.gathers, *self.ticket_gathers] if replay else list(self.gathers)
 
     def gathers_for(self, check_ids: Iterable[str]) -> list[GatherSpec]:
         return check_gathers([self.checks[c] for c in check_ids], self.vars)
@@ -74,6 +81,19 @@ def check_gathers(checks: Iterable[CheckDef], vars: dict[str, Any]) -> list[Gath
     return list(seen.values())
 
 
+def ticket_only_keys(checks: Iterable[CheckDef], vars: dict[str, Any]) -> set[str]:
+    """Keys every check that gathers them marks `ticket: true`: one check reading the same
+    command on a live node puts it back in the probe."""
+    flags: dict[str, bool] = {}
+    for check in checks:
+        if any(vars.get(v) in (None, "") for v in check.requires_vars):
+            continue
+        for g in check.gathers:
+            key = resolve_gather(g, vars).key
+            flags[key] = flags.get(key, True) and g.ticket
+    return {k for k, only in flags.items() if only}
+
+
 def log_paths(vars: dict[str, Any]) -> tuple[str, ...]:
     """The job logs of a run: `logs` (repeatable --log) or the single `log` variable."""
     logs = vars.get("logs")
@@ -101,12 +121,15 @@ def compile_plan(catalog: Catalog, runbook_ids: Iterable[str] = (), user_vars: d
     if fingerprint:
         used[fingerprint] = catalog.checks[fingerprint]
     gathers = check_gathers(used.values(), vars)
+    ticket_keys = ticket_only_keys(used.values(), vars)
+    ticket = [g for g in gathers if g.key in ticket_keys]
+    gathers = [g for g in gathers if g.key not in ticket_keys]
     keys = {g.key for g in gathers}
     gathers += [g for g in (GatherSpec(kind="tail", target=p) for p in logs) if g.key not in keys]
     # without a job log: the kernel log's and rocminfo's own lines are the text the probe brings
     signatures = catalog.signatures if logs else tuple(s for s in catalog.signatures if s.family in NODE_TEXT_FAMILIES)
     return Plan(runbooks=runbooks, checks=used, gathers=tuple(gathers), vars=vars, logs=logs,
-                signatures=signatures, standby=standby, fingerprint=fingerprint)
+                signatures=signatures, standby=standby, fingerprint=fingerprint, ticket_gathers=tuple(ticket))
 
 
 PLAN_CACHE_SIZE = 64

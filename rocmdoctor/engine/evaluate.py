@@ -98,6 +98,9 @@ def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[st
         for g in check.gathers:
             key = resolve_gather(g, vars).key
             ev = evidence.get(key)
+            if ev is None and g.ticket:
+                scope[g.name] = None  # a ticket's stand-in, not asked of a live node
+                continue
             if ev is None:
                 raise _Unknown(f"no evidence for `{key}`")
             scope["ev"][g.name] = ev

@@ -129,7 +129,7 @@ def run_triage(
     if evidence is None:
         t0 = time.monotonic()
         warm = import_in_background(("rocmdoctor.engine.evaluate", *preload), plan.parser_ids())
-        evidence = transport.collect(list(plan.gathers))
+        evidence = transport.collect(plan.gathers_from(transport.replays))
         warm.join()
         on_event(EvidenceCollected(host=host, gathers=len(evidence),
                                    unavailable=sum(1 for e in evidence.values() if not e.ok),

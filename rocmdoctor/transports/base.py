@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 class Transport(abc.ABC):
     #: short label used in output, audit log and journals
     host: str = "local"
+    #: True for a transport that replays a captured bundle (it answers a ticket's evidence too)
+    replays: bool = False
 
     def __init__(
         self,

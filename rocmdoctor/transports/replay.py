@@ -29,6 +29,8 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
 
 
 class ReplayTransport(Transport):
+    replays = True
+
     def __init__(self, bundle: Bundle, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.bundle = bundle
