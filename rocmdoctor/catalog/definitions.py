@@ -129,6 +129,26 @@ def resolve_gather(g: GatherDef, vars: dict[str, Any]) -> GatherSpec:
 
 
 @dataclass(frozen=True)
+class ContextReading:
+    """What a signature's line means instead when another line of the same text, within
+    `within` lines of it, says so: a /dev/kfd EPERM is a device cgroup; after an `srun` that asked
+    for no GPU it is Slurm's device constraint, not a container's (issue 41: read the lines
+    around a match where they change its meaning). `line` is our pattern, checked like a
+    signature's; `runbook` "" keeps the signature's own."""
+
+    line: str
+    anchors: tuple[str, ...]
+    diagnosis: str
+    means: str
+    runbook: str = ""
+    confidence: str = "medium"
+    severity: str = ""
+    commands: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    within: int = 50
+
+
+@dataclass(frozen=True)
 class ContradictedReading:
     """What a signature's line means instead when the node refutes its usual reading: a check
     PASSES on the node (a docker daemon says the host has no /dev/kfd while the host's amdgpu is
@@ -173,3 +193,4 @@ class SignatureDef:
     path: str = ""
     line: int | None = None
     contradicted: tuple[ContradictedReading, ...] = ()   # the readings when the node refutes the line, first that applies
+    context: tuple[ContextReading, ...] = ()   # the readings when a nearby line changes its meaning, first that applies

@@ -59,6 +59,12 @@ def _regex_findall(value: Any, pattern: str) -> list[Any]:
     return re.findall(pattern, str(value or ""), re.MULTILINE)
 
 
+def _version_key(value: Any) -> tuple[int, ...]:
+    """'6.17' / '6.8.0-45-generic' -> (6, 17) / (6, 8, 0): kernel and driver versions compared as numbers."""
+    m = re.match(r"\d+(?:\.\d+)*", str(value or ""))
+    return tuple(int(p) for p in m.group(0).split(".")) if m else ()
+
+
 def _octal(value: Any) -> int:
     return int(str(value), 8)
 
@@ -158,6 +164,8 @@ FILTERS = {
     "basename": lambda v: os.path.basename(str(v)),
     "dirname": lambda v: os.path.dirname(str(v)),
     "octal": _octal,
+    "version_key": _version_key,
+    "version_sort": lambda v: sorted((x for x in (v or ()) if x is not None), key=_version_key),
     "bytes_h": _bytes_h,
     "utc": _utc,
     "regex_search": _regex_search,

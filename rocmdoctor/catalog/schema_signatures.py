@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rocmdoctor.catalog.definitions import ContradictedReading, SignatureDef
+from rocmdoctor.catalog.definitions import ContextReading, ContradictedReading, SignatureDef
 from rocmdoctor.catalog.schema_checks import ID_RE, _Ctx
 from rocmdoctor.catalog.yaml_lines import LineDict, line_of
 from rocmdoctor.errors import DefinitionError
@@ -28,7 +28,9 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre  # type: ignore[no-redef]
 
 SIG_KEYS = {"id", "family", "pattern", "means", "runbook", "diagnosis", "confidence", "severity",
-            "fallback", "confirm", "source", "example"}
+            "fallback", "confirm", "source", "example", "context"}
+CONTEXT_KEYS = {"line", "diagnosis", "means", "runbook", "confidence", "severity", "commands", "source", "within",
+                "example"}
 CONFIRM_KEYS = {"check", "commands", "contradicted"}
 CONTRADICTED_KEYS = {"diagnosis", "means", "confidence", "severity", "commands", "source", "check", "outputs"}
 CONFIDENCES = ("high", "medium", "low")
@@ -212,7 +214,44 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
         ignore_case=tuple(folds), means=_means(ctx, obj, what), runbook=runbook,
         diagnosis=diagnosis, confidence=confidence, severity=severity, fallback=fallback,
         confirm_check=confirm_check, commands=commands, sources=sources, examples=examples, path=ctx.path,
-        line=obj.line, contradicted=contradicted)
+        line=obj.line, contradicted=contradicted,
+        context=_context(ctx, obj, runbooks, what) if "context" in obj else ())
+
+
+def _context(ctx: _Ctx, obj: LineDict, runbooks: dict[str, Any] | None, what: str) -> tuple[ContextReading, ...]:
+    """Readings a nearby line selects: each with its line pattern (checked like a signature's,
+    and tried only on lines holding its literal), a real example of that line, and its cause."""
+    raw = obj["context"]
+    items = raw if isinstance(raw, list) else [raw]
+    if not items:
+        ctx.fail(obj, "context", f"context of {what} is an empty list", "give one reading, or a list of them")
+    out = []
+    for item in items:
+        where = f"context reading of {what}"
+        r = ctx.mapping(item, where, obj, "context")
+        ctx.keys(r, CONTEXT_KEYS, ("line", "diagnosis", "means", "example"), where)
+        pattern = str(r["line"])
+        problem = pattern_problem(pattern)
+        if problem:
+            ctx.fail(r, "line", f"line pattern of {where} refused: {problem}", f"in: {pattern}")
+        lits = pattern_anchors(pattern)
+        if not lits or len(lits[0]) < MIN_ANCHOR:
+            ctx.fail(r, "line", f"line pattern of {where} has no literal of {MIN_ANCHOR}+ characters")
+        if not any(re.search(pattern, ex) for ex in _strings(ctx, r, "example", where)):
+            ctx.fail(r, "example", f"example of {where} does not match its line pattern")
+        runbook = ctx.string(r, "runbook", where)
+        if runbook and runbooks is not None and runbook not in runbooks:
+            ctx.fail(r, "runbook", f"{where} points to unknown runbook '{runbook}'")
+        severity = ctx.string(r, "severity", where)
+        if severity and severity not in SEVERITIES:
+            ctx.fail(r, "severity", f"severity of {where} must be one of {', '.join(SEVERITIES)}")
+        within = r.get("within", 50)
+        if not isinstance(within, int) or not 0 < within <= 1000:
+            ctx.fail(r, "within", f"'within' of {where} must be a number of lines from 1 to 1000")
+        out.append(ContextReading(pattern, lits, ctx.ident(r, "diagnosis", where), _means(ctx, r, where), runbook,
+                                  _confidence(ctx, r, where), severity, _strings(ctx, r, "commands", where),
+                                  _urls(ctx, r, where), within))
+    return tuple(out)
 
 
 def _contradicted(ctx: _Ctx, conf: LineDict, confirm_check: str, checks: dict[str, Any] | None,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable
 
-from rocmdoctor.catalog.definitions import ContradictedReading, SignatureDef
+from rocmdoctor.catalog.definitions import ContextReading, ContradictedReading, SignatureDef
 from rocmdoctor.catalog.status_codes import code_names, code_prefilter, read_codes, with_codes
 from rocmdoctor.evidence.probe import GatherSpec
 from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RunbookReport, StepResult, to_jsonable
@@ -52,6 +52,7 @@ class SignatureMatch:
     groups: dict[str, str] = field(default_factory=dict)
     instead: tuple[ContradictedReading, ...] = ()   # the readings when the node refutes the line (filled in)
     codes: tuple[str, ...] = ()    # the status codes the line carries, named (catalog.status_codes)
+    context_line: str = ""         # the nearby line that chose this reading (SignatureDef.context), quoted
 
     @property
     def quote(self) -> str:
@@ -134,8 +135,27 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
                     tuple(replace(alt, means=_fill(alt.means, groups), commands=tuple(_fill(c, groups) for c in alt.commands))
                           for alt in sig.contradicted),
                     tuple(r.describe() for r in read_codes(line)))
-    out = [replace(m, count=counts[m.signature_id]) for m in first.values()]
+    by_id = {s.id: s for s in sigs}
+    lines = text.splitlines() if any(by_id[i].context for i in first) else []
+    out = [_read_in_context(replace(m, count=counts[m.signature_id]), by_id[m.signature_id], lines, source)
+           for m in first.values()]
     return sorted(out, key=lambda m: (CONFIDENCE_RANK.get(m.confidence, 9), m.lineno))
+
+
+def _read_in_context(m: SignatureMatch, sig: SignatureDef, lines: list[str], source: str) -> SignatureMatch:
+    """The match as its neighbourhood reads it: the first context reading with a line (holding
+    its literals, matching its pattern) within its reach of the match's line takes over."""
+    for ctx in sig.context:
+        lo, hi = max(0, m.lineno - 1 - ctx.within), min(len(lines), m.lineno + ctx.within)
+        for n in range(lo, hi):
+            line = lines[n]
+            if n != m.lineno - 1 and all(a in line for a in ctx.anchors) and _compiled(ctx.line).search(line):
+                quote = f"{source}:{n + 1}: {_clean(line)}"
+                return replace(m, runbook=ctx.runbook or m.runbook, diagnosis=ctx.diagnosis,
+                               means=_fill(ctx.means, m.groups), confidence=ctx.confidence,
+                               severity=ctx.severity or m.severity, commands=ctx.commands or m.commands,
+                               urls=(*m.urls, *ctx.sources), context_line=quote, instead=())
+    return m
 
 
 #: the kernel-log gathers the driver and kernel checks already put in the probe
@@ -294,8 +314,9 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
         rank = _rank_of_line_reading(diagnoses, m)
         follow = (*(f"Confirm on the node: `{c}`" for c in m.commands),
                   f"`rocmdoctor triage {host} --runbook {m.runbook}` settles it on the node.")
+        quoted = (m.quote, m.context_line) if m.context_line else (m.quote,)
         made = Diagnosis(report.runbook_id, m.diagnosis, "log", m.means, m.confidence,
-                         with_codes((m.quote, *_confirmed_on_node(report, m.confirm_check))), (), follow)
+                         with_codes((*quoted, *_confirmed_on_node(report, m.confirm_check))), (), follow)
         diagnoses.insert(rank, made)
     return RunbookReport(report.runbook_id, report.title, (step, *report.steps), tuple(diagnoses))
 

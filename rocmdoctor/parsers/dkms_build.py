@@ -40,7 +40,10 @@ _AUTOINSTALL = re.compile(r"dkms autoinstall on (?P<kernel>[^/\s]+)/(?P<arch>\S+
 _CONSULT = re.compile(r"Consult (?P<path>/\S*/(?P<module>[\w-]+?)(?:-[\d.]+)?/(?P<version>[^/\s]+)/build/make\.log)")
 _LOADING = re.compile(r"Loading new (?P<module>[\w-]+?)-(?P<version>\d[\w.~+-]*) DKMS files")
 _BUILDING = re.compile(r"Building initial module (?:(?P<module>[\w-]+)/(?P<version>\S+) )?for (?P<kernel>\S+)")
-_HEADER = re.compile(r"DKMS make\.log for (?P<module>[\w-]+?)-(?P<version>\d\S*) for kernel (?P<kernel>\S+)")
+# DKMS 2: "DKMS make.log for amdgpu-3.8-30 for kernel ..."; DKMS 3 names itself and uses module/version:
+# "DKMS (dkms-3.2.0) make.log for amdgpu/6.12.12-2202139.24.04 for kernel 6.17.0-6-generic (x86_64)"
+# (ROCm/legacy-rocm-build#5624)
+_HEADER = re.compile(r"DKMS (?:\(dkms-[\d.]+\) )?make\.log for (?P<module>[\w-]+?)[-/](?P<version>\d\S*) for kernel (?P<kernel>\S+)")
 _GCC_ERROR = re.compile(r"^\s*(?:\d+\s+)?(?P<file>[^\s:]+):\d+(?::\d+)?: (?:fatal )?error: (?P<msg>.+)$")
 _MAKE_STOP = re.compile(r"Makefile(?:\.[\w.-]+)?:\d+: \*\*\* (?P<msg>.+)")
 _MODPOST = re.compile(r"^\s*(?:ERROR|FATAL): modpost: (?P<msg>.+)$")

@@ -187,6 +187,7 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     ("vf_mailbox_stuck", re.compile(r"trn=\w+ ACK should not assert|Doesn't get ack from pf|"
                                     r"Doesn't get msg:\d+ from pf")),
     ("kfd_unsupported", re.compile(r"kfd not supported on this ASIC|not supported in kfd|"
+                                   r"DID [0-9a-f]{4} is missing in supported_devices|"
                                    r"skipped device [0-9a-f]+:[0-9a-f]+, PCI rejects atomics|"
                                    r"device [0-9a-f]+:[0-9a-f]+ NOT added due to errors|kgd2kfd_probe failed|"
                                    # KFD refused to start at all (amdkfd/kfd_module.c kfd_init(), before
