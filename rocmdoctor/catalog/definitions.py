@@ -165,6 +165,11 @@ class ContradictedReading:
     check: str = ""
     outputs: tuple[tuple[str, Any], ...] = ()
     severity: str = ""             # "" keeps the signature's own
+    #: the states of that check that apply (default: pass): an UNKNOWN override check that still
+    #: names the forced target says what the job ran under, which is all the reading needs
+    states: tuple[str, ...] = ("pass",)
+    #: outputs of that check that must be set (not none, not empty) for the reading to apply
+    present: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

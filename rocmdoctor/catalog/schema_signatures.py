@@ -32,7 +32,9 @@ SIG_KEYS = {"id", "family", "pattern", "means", "runbook", "diagnosis", "confide
 CONTEXT_KEYS = {"line", "diagnosis", "means", "runbook", "confidence", "severity", "commands", "source", "within",
                 "example"}
 CONFIRM_KEYS = {"check", "commands", "contradicted"}
-CONTRADICTED_KEYS = {"diagnosis", "means", "confidence", "severity", "commands", "source", "check", "outputs"}
+CONTRADICTED_KEYS = {"diagnosis", "means", "confidence", "severity", "commands", "source", "check", "outputs",
+                     "states", "present"}
+CHECK_STATES = ("pass", "warn", "fail", "unknown")
 CONFIDENCES = ("high", "medium", "low")
 SEVERITIES = ("critical", "warning")
 MAX_UNBOUNDED = 2
@@ -288,6 +290,15 @@ def _reading(ctx: _Ctx, item: Any, conf: LineDict, confirm_check: str, checks: d
     severity = ctx.string(obj, "severity", what)
     if severity and severity not in SEVERITIES:
         ctx.fail(obj, "severity", f"severity of {what} must be one of {', '.join(SEVERITIES)}")
+    states = _strings(ctx, obj, "states", what) if "states" in obj else ("pass",)
+    bad = [s for s in states if s not in CHECK_STATES]
+    if bad or not states:
+        ctx.fail(obj, "states", f"states of {what} must be among {', '.join(CHECK_STATES)}")
+    present = _strings(ctx, obj, "present", what) if "present" in obj else ()
+    known = {name for name, _ in checks[check].outputs} if checks is not None and check in checks else None
+    for name in present:
+        if known is not None and name not in known:
+            ctx.fail(obj, "present", f"{what}: check '{check}' has no output '{name}'")
     return ContradictedReading(ctx.ident(obj, "diagnosis", what), _means(ctx, obj, what), _confidence(ctx, obj, what),
                                _strings(ctx, obj, "commands", what), _urls(ctx, obj, what),
-                               check if check != confirm_check else "", outputs, severity)
+                               check if check != confirm_check else "", outputs, severity, states, present)

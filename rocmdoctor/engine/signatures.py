@@ -53,6 +53,7 @@ class SignatureMatch:
     instead: tuple[ContradictedReading, ...] = ()   # the readings when the node refutes the line (filled in)
     codes: tuple[str, ...] = ()    # the status codes the line carries, named (catalog.status_codes)
     context_line: str = ""         # the nearby line that chose this reading (SignatureDef.context), quoted
+    quote_undecided: bool = False  # a reading chosen by an UNKNOWN check: quote that check's evidence anyway
 
     @property
     def quote(self) -> str:
@@ -235,31 +236,33 @@ def log_step(runbook_id: str, matches: list[SignatureMatch], logs: list[tuple[st
     return StepResult(runbook_id, "log", title, None, f"no {runbook_id} error signature in {read}")
 
 
-def _confirming_step(report: RunbookReport, check_id: str) -> StepResult | None:
-    """The step that ran the signature's confirming check on this node, when it decided."""
+def _confirming_step(report: RunbookReport, check_id: str, decided: bool = True) -> StepResult | None:
+    """The step that ran the signature's confirming check on this node (by default only when it decided)."""
     for step in report.steps:
         c = step.check
-        if check_id and c is not None and c.check_id == check_id and c.state != State.UNKNOWN:
+        if check_id and c is not None and c.check_id == check_id and (c.state != State.UNKNOWN or not decided):
             return step
     return None
 
 
-def _confirmed_on_node(report: RunbookReport, check_id: str) -> tuple[str, ...]:
+def _confirmed_on_node(report: RunbookReport, check_id: str, decided: bool = True) -> tuple[str, ...]:
     """What the signature's confirming check said on this node, as evidence lines: the
     node-side half of a diagnosis a log line made (nothing when it did not run)."""
-    step = _confirming_step(report, check_id)
+    step = _confirming_step(report, check_id, decided)
     if step is None or step.check is None:
         return ()
     return (f"{step.step_id}: {step.check.message}", *step.check.evidence)
 
 
 def _refutes(alt: ContradictedReading, m: SignatureMatch, report: RunbookReport) -> bool:
-    """The reading's check PASSED on this node, with the outputs the reading names."""
-    step = _confirming_step(report, alt.check or m.confirm_check)
-    if step is None or step.check is None or step.check.state != State.PASS:
+    """The reading's check ended in one of the reading's states (PASS unless it says), with the
+    outputs the reading names equal and the ones it needs present."""
+    step = _confirming_step(report, alt.check or m.confirm_check, decided=False)
+    if step is None or step.check is None or step.check.state.value not in alt.states:
         return False
     outputs = step.check.outputs
-    return all(name in outputs and outputs[name] == value for name, value in alt.outputs)
+    return (all(name in outputs and outputs[name] == value for name, value in alt.outputs)
+            and all(outputs.get(name) not in (None, "", [], {}) for name in alt.present))
 
 
 def _read_against_node(m: SignatureMatch, report: RunbookReport) -> SignatureMatch:
@@ -271,7 +274,8 @@ def _read_against_node(m: SignatureMatch, report: RunbookReport) -> SignatureMat
         return m
     return replace(m, diagnosis=alt.diagnosis, means=alt.means, confidence=alt.confidence,
                    severity=alt.severity or m.severity, commands=alt.commands or m.commands,
-                   urls=(*m.urls, *alt.sources), confirm_check=alt.check or m.confirm_check)
+                   urls=(*m.urls, *alt.sources), confirm_check=alt.check or m.confirm_check,
+                   quote_undecided="unknown" in alt.states)
 
 
 def _rank_of_line_reading(diagnoses: list[Diagnosis], m: SignatureMatch) -> int:
@@ -316,7 +320,8 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
                   f"`rocmdoctor triage {host} --runbook {m.runbook}` settles it on the node.")
         quoted = (m.quote, m.context_line) if m.context_line else (m.quote,)
         made = Diagnosis(report.runbook_id, m.diagnosis, "log", m.means, m.confidence,
-                         with_codes((*quoted, *_confirmed_on_node(report, m.confirm_check))), (), follow)
+                         with_codes((*quoted, *_confirmed_on_node(report, m.confirm_check, not m.quote_undecided))),
+                         (), follow)
         diagnoses.insert(rank, made)
     return RunbookReport(report.runbook_id, report.title, (step, *report.steps), tuple(diagnoses))
 

@@ -39,7 +39,9 @@ _UNITS = {"bytes": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "T
 
 _TORCH_NEW = re.compile(
     r"(?:torch\.(?:cuda\.)?OutOfMemoryError: )?(?P<api>HIP|CUDA) out of memory\. Tried to allocate " + _SIZE
-    + r"\. GPU (?P<gpu>\d+) has a total capacity of " + _SIZE + r" of which " + _SIZE + r" is free\."
+    # "capacty": PyTorch 2.1's spelling in c10/cuda/CUDACachingAllocator.cpp, corrected later
+    # (InvokeAI on an RX 7800 XT prints it: invoke-ai/InvokeAI, in the corpus)
+    + r"\. GPU (?P<gpu>\d+) has a total capac(?:i)?ty of " + _SIZE + r" of which " + _SIZE + r" is free\."
     r"(?P<mid>.*?)Of the allocated memory " + _SIZE + r" is allocated by PyTorch, (?:with .*? private pools "
     r"\(e\.g\., \w+ Graphs\), )?and " + _SIZE + r" is reserved by PyTorch but unallocated")
 _TORCH_OLD = re.compile(
@@ -54,7 +56,9 @@ _LINES: list[tuple[str, str, re.Pattern[str]]] = [
                                r"on device (?P<gpu>\d+): cudaMalloc failed: out of memory")),
     ("gpu", "ggml", re.compile(r"failed to allocate (?P<dev>ROCm|CUDA)(?P<gpu>\d+) buffer(?: of size (?P<size>\d+))?")),
     ("gpu", "ggml", re.compile(r"unable to allocate (?P<dev>ROCm|CUDA)(?P<gpu>\d+) buffer")),
-    ("gpu", "ggml", re.compile(r"ROCm error: out of memory")),
+    # ggml's HIP build reports through the CUDA code path: older releases (ollama 0.1.x's bundled llama.cpp)
+    # print "CUDA error: out of memory" above a `hipMalloc(...)` line, newer ones "ROCm error"
+    ("gpu", "ggml", re.compile(r"(?:ROCm|CUDA) error: out of memory")),
     ("gpu", "hip", re.compile(r"hipErrorOutOfMemory|HIP error: out of memory")),
     ("host", "ollama", re.compile(r"model requires more system memory \((?P<need>[^)]+)\) than is available "
                                   r"\((?P<have>[^)]+)\)")),

@@ -92,3 +92,23 @@ def test_empty_and_binaryish_text():
     assert parse_app_log("") == {"gpu_oom": [], "host_oom": [], "mentions": 0, "lines": 0,
                                  "fragmentation": False, "last": None}
     assert parse_app_log("\x00\x01 garbage\n")["gpu_oom"] == []
+
+
+def test_pytorch_2_1_spelling_capacty_is_read():
+    """PyTorch 2.1 printed "total capacty" (InvokeAI on an RX 7800 XT, invoke-ai/InvokeAI, verbatim in the corpus)."""
+    line = ("torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 6.18 GiB. GPU 0 has a total capacty of "
+            "15.98 GiB of which 808.00 MiB is free. Of the allocated memory 8.40 GiB is allocated by PyTorch, and 6.25 GiB "
+            "is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+            "max_split_size_mb to avoid fragmentation.")
+    e = parse_app_log(line)["gpu_oom"][0]
+    assert (e["tried_bytes"], e["reserved_unallocated_bytes"]) == (int(6.18 * GIB), int(6.25 * GIB))
+    assert e["fragmentation"] is True
+
+
+def test_ggml_hip_build_cuda_named_out_of_memory_is_a_gpu_oom():
+    """ollama 0.1.x's llama.cpp on an RX 7900 XT (ollama/ollama thread, verbatim in the corpus)."""
+    text = ("Error: an unknown error was encountered while running the model CUDA error: out of memory\n"
+            "  current device: 0, in function alloc at /go/src/github.com/ollama/ollama/llm/llama.cpp/ggml-cuda.cu:233\n"
+            "  hipMalloc((void **) &ptr, look_ahead_size)\n")
+    (e,) = parse_app_log(text)["gpu_oom"]
+    assert e["framework"] == "ggml"

@@ -109,3 +109,33 @@ def test_a_job_that_found_no_gpu_on_a_cpu_only_node_ran_in_the_wrong_place(cpu_n
     assert d["evidence"][0] == f"/ticket/job.err:1: {TORCH}"
     assert "a login node, a CPU-only partition" in d["cause"]
     assert proc.returncode == 1
+
+
+def _fault_bundle(tmp_path: Path, override: str | None) -> Path:
+    """The job log line of ollama/ollama's RDNA2 thread (in the corpus), with or without the override."""
+    (tmp_path / "files" / "ticket").mkdir(parents=True)
+    (tmp_path / "files" / "ticket" / "job.log").write_text(
+        "ollama  | Memory access fault by GPU node-1 (Agent handle: 0x559ee9967590) on address 0x7fe05f439000. "
+        "Reason: Page not present or supervisor privilege.\n")
+    if override is not None:
+        (tmp_path / "env").mkdir()
+        (tmp_path / "env" / "HSA_OVERRIDE_GFX_VERSION").write_text(override)
+    return tmp_path
+
+
+@pytest.mark.parametrize("override, first, state", [
+    ("11.0.0", "gfx-override-mismatch", "fail"),      # the forced ISA is the first suspect
+    (None, "framework-bug-memory-fault", "warn"),       # without it: the program's own access, a warning
+])
+def test_a_memory_fault_under_a_forced_isa_reads_as_the_override(tmp_path: Path, override: str | None,
+                                                                  first: str, state: str) -> None:
+    from rocmdoctor.engine.core import TriageRequest, triage_target
+
+    bundle = _fault_bundle(tmp_path, override)
+    report = triage_target(TriageRequest(target="", bundle=str(bundle), runbooks=("gpu-hardware-fault",),
+                                         vars={"log": "/ticket/job.log"}))
+    rb = next(r for r in report.runbooks if r.runbook_id == "gpu-hardware-fault")
+    assert rb.diagnoses[0].diagnosis_id == first and rb.state.value == state
+    assert any("Memory access fault by GPU node-1" in e for e in rb.diagnoses[0].evidence)
+    if override:
+        assert any("HSA_OVERRIDE_GFX_VERSION=11.0.0" in e for e in rb.diagnoses[0].evidence)
