@@ -102,5 +102,10 @@ def history(batches: list[dict[str, Any]]) -> str:
             f"| **{pct(b['first_sight'])}** | {pct(b.get('after_fix'))} "
             f"| {('`' + b['after_fix']['commit'] + '`') if b.get('after_fix') else '-'} | {b.get('note', '')} |"
             for b in batches]
+    seen = sum(b["first_sight"]["incidents"] for b in batches)
+    right = sum(b["first_sight"]["right"] for b in batches)
+    total = (f"\nAll batches at first sight: **{right}/{seen} ({100 * right / seen:.0f}%)** right, "
+             f"{sum(b['first_sight']['false_critical'] for b in batches)} false CRITICAL, over "
+             f"{sum(len(b.get('cases', {})) for b in batches)} new cases.\n") if seen else ""
     return ("| batch | cases | scored | commit | right at first sight | right after fixes | commit | gathered from |\n"
-            "|---|---:|---|---|---:|---:|---|---|\n" + "\n".join(rows) + "\n")
+            "|---|---:|---|---|---:|---:|---|---|\n" + "\n".join(rows) + "\n" + total)
