@@ -23,6 +23,9 @@ from rocmdoctor.catalog.datafiles import load_data
 NUMBERINGS = ("hsa_status", "hip_error", "amdsmi_status", "rsmi_status", "opencl", "errno")
 #: a code's pattern sees at most this many characters either side of its anchor
 WINDOW = 300
+#: codes are looked for in a line's first this many characters: a status line is short, and a
+#: hostile megabyte line then costs no more than an ordinary one
+SCAN = 4096
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,7 @@ def read_codes(line: str) -> tuple[CodeReading, ...]:
     A code written as its own symbol is reported too (its meaning is what the reader lacks);
     a number that no table of its form's numbering holds is not a code and is skipped."""
     tables = _tables()
+    line = line[:SCAN]
     lowered = line.lower()
     found: dict[tuple[str, int], CodeReading] = {}
     for form in _forms():
@@ -165,15 +169,12 @@ def code_prefilter() -> re.Pattern[str]:
     """One search that tells whether a line may hold a code written as a number or a message in
     the numberings signatures name (errno codes are only explained, never renamed for a
     signature): the literal anchors of those forms, and the messages' alternation."""
-    parts = []
+    literals: set[str] = set()
     for f, raw in zip(_forms(), load_data("code_forms")["forms"]):
-        if f.numbering == "errno" or f.kind == "name":
-            continue
-        if raw["pattern"] == "<messages>":
-            parts.append(f.pattern.pattern.removeprefix("(?i)"))
-        else:
-            parts.append(re.escape(f.anchor))
-    return re.compile("|".join(parts), re.IGNORECASE)
+        if f.numbering != "errno" and f.kind != "name":
+            literals.update(str(x) for x in (raw.get("prefilter") or [f.anchor]))
+    # case-sensitive literals only: one alternation of them is a fast C-level search per line
+    return re.compile("|".join(re.escape(x) for x in sorted(literals, key=len, reverse=True)))
 
 
 def code_names(line: str) -> tuple[str, ...]:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable
 
-from rocmdoctor.catalog.definitions import ContextReading, ContradictedReading, SignatureDef
-from rocmdoctor.catalog.status_codes import code_names, code_prefilter, read_codes, with_codes
+from rocmdoctor.catalog.definitions import ContradictedReading, SignatureDef
+from rocmdoctor.catalog.status_codes import SCAN, code_names, code_prefilter, read_codes, with_codes
 from rocmdoctor.evidence.probe import GatherSpec
 from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RunbookReport, StepResult, to_jsonable
 from rocmdoctor.status import State
@@ -116,7 +116,7 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
     for lineno, line in enumerate(text.splitlines(), 1):
         # a code written as a number or a message is read as its symbol too: a signature
         # for HSA_STATUS_ERROR_OUT_OF_RESOURCES also reads `Call returned 4104`
-        names = code_names(line) if coded.search(line) else ()
+        names = code_names(line) if coded.search(line, 0, SCAN) else ()
         hay = f"{line} [{' '.join(names)}]" if names else line
         if not ((exact is not None and exact.search(hay)) or (folded is not None and folded.search(hay))):
             continue
