@@ -12,7 +12,6 @@ is the reference; tests compare against it.
 
 from __future__ import annotations
 
-import fnmatch
 import getpass
 import glob
 import os
@@ -71,7 +70,9 @@ class _Block:
 
 
 def _pattern(p: str) -> re.Pattern[str]:
-    return re.compile(fnmatch.translate(p))
+    """An ssh_config pattern as OpenSSH reads it (match.c match_pattern): `*` and `?` are the only
+    wildcards; `[...]` is literal text, not fnmatch's character class (issue 43)."""
+    return re.compile("(?s:" + "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in p) + r")\Z")
 
 
 class SSHConfigFile:
@@ -96,7 +97,7 @@ class SSHConfigFile:
         self._literal: dict[str, list[int]] = {}
         self._general: list[int] = []
         for i, b in enumerate(self._blocks):
-            if b.kind == "host" and all(not set("*?[!") & set(p) for p in b.criteria):
+            if b.kind == "host" and all(not set("*?!") & set(p) for p in b.criteria):
                 for name in b.criteria:
                     self._literal.setdefault(name, []).append(i)
             else:  # wildcard, negated or Match: tested on every lookup, so compile once
@@ -252,9 +253,9 @@ def _match_list(subject: str, patterns: str) -> bool:
     hit = False
     for p in patterns.split(","):
         if p.startswith("!"):
-            if fnmatch.fnmatchcase(subject, p[1:]):
+            if _pattern(p[1:]).match(subject):
                 return False
-        elif fnmatch.fnmatchcase(subject, p):
+        elif _pattern(p).match(subject):
             hit = True
     return hit
 

@@ -142,3 +142,26 @@ def test_environment_names_are_never_spliced_unchecked(tmp_path) -> None:
     assert ok.remote_command("true", sudo=False) == "export ROCR_VISIBLE_DEVICES='$(touch /tmp/x)'; true"
     with pytest.raises(TargetError, match="bad environment variable name 'X;touch /tmp/pwned;Y'"):
         SSHTransport("node1", ssh_config=str(cfg), env={"X;touch /tmp/pwned;Y": "1"})
+
+
+BRACKETS = """\
+Host node[0-9]
+  User bracket-literal
+Host gpu?? !gpu9*
+  Port 2299
+Match host rack[12]-*
+  HostName matched-by-class
+Host *
+  User default-user
+"""
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="needs the OpenSSH client")
+@pytest.mark.parametrize("alias", ["node5", "node[0-9]", "gpu12", "gpu91", "rack1-a", "rack[12]-a", "other"])
+def test_brackets_are_literal_as_openssh_reads_them(tmp_path: Path, alias: str) -> None:
+    """Issue 43: only `*` and `?` are wildcards in Host and Match host patterns; `[...]` is text."""
+    path = tmp_path / "config"
+    path.write_text(BRACKETS)
+    mine = SSHConfigFile(path).lookup(alias)
+    ref = ssh_g(path, alias)
+    assert (mine.user, mine.port, mine.hostname) == (ref["user"][0], int(ref["port"][0]), ref["hostname"][0])
