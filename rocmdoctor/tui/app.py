@@ -146,7 +146,12 @@ ConfirmRemediation, NoteScreen, PostmortemScreen { align: center middle; }
         tree = self.triage_tree
         tree.refresh_steps(changed)
         if isinstance(message.event, TriageFinished) and tree.cursor_line <= 0:
-            tree.select_first_problem()  # only if the user has not moved yet
+            tree.order_by_state()        # only if the user has not moved yet: the tree is rebuilt,
+            tree.call_after_refresh(self._select_first_problem)  # and its lines exist after a refresh
+        self._show_detail()
+
+    def _select_first_problem(self) -> None:
+        self.triage_tree.select_first_problem()
         self._show_detail()
 
     def on_node_work_done(self, message: NodeWorkDone) -> None:

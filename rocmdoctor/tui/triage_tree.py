@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets._tree import TreeNode
 
+from rocmdoctor.status import State
 from rocmdoctor.tui.model import TriageModel
 from rocmdoctor.tui.styles import RISK_STYLE, state_badge
 
@@ -40,13 +41,28 @@ class TriageTree(Tree[NodeRef]):
 
     def on_mount(self) -> None:
         self.root.expand()
-        for rb in self.model.runbooks.values():
-            rb_node = self.root.add("", NodeRef("runbook", rb.id), expand=True)
+        self._add_runbooks(list(self.model.runbooks.values()), collapse_passing=False)
+
+    def _add_runbooks(self, runbooks: list, *, collapse_passing: bool) -> None:  # type: ignore[type-arg]
+        self.root.remove_children()
+        self._runbooks.clear()
+        self._steps.clear()
+        for rb in runbooks:
+            passed = collapse_passing and rb.state == State.PASS
+            rb_node = self.root.add("", NodeRef("runbook", rb.id), expand=not passed)
             self._runbooks[rb.id] = rb_node
             for s in rb.steps.values():
                 self._steps[(rb.id, s.step_id)] = rb_node.add("", NodeRef("step", rb.id, s.step_id),
                                                               allow_expand=False)
         self.refresh_all()
+
+    def order_by_state(self) -> None:
+        """Once the triage is done: failing and warning runbooks first and open, passing ones
+        closed to one line with their count (issue 43), so the failing steps of a later
+        runbook are on the first screen of an 80x24 terminal."""
+        rank = {State.FAIL: 0, State.WARN: 1, State.UNKNOWN: 2, State.PASS: 4}
+        order = sorted(self.model.runbooks.values(), key=lambda rb: rank.get(rb.state, 3) if rb.state else 3)
+        self._add_runbooks(order, collapse_passing=True)
 
     def select_first_problem(self) -> bool:
         """Put the cursor on the first failing (else warning/unknown) step, so a newcomer lands on it."""
@@ -67,7 +83,12 @@ class TriageTree(Tree[NodeRef]):
                 self._refresh_step(rb_id, step_id)
         for rb_id, node in self._runbooks.items():
             rb = self.model.runbooks[rb_id]
-            node.set_label(Text.assemble(state_badge(rb.state), " ", (rb.id, "bold")))
+            label = Text.assemble(state_badge(rb.state), " ", (rb.id, "bold"))
+            if rb.state == State.PASS and not node.is_expanded:
+                passed = sum(1 for s in rb.steps.values() if s.state == State.PASS)
+                other = len(rb.steps) - passed
+                label.append(f" ({passed} passed" + (f", {other} not applicable" if other else "") + ")", style="dim")
+            node.set_label(label)
         m = self.model
         phase = {"connecting": " connecting…", "collecting": " collecting…", "error": " error"}.get(m.phase, "")
         self.root.set_label(Text.assemble(state_badge(m.state), " ", (m.host, "bold"), (phase, "dim")))

@@ -31,6 +31,13 @@ def run_async(fn):  # type: ignore[no-untyped-def]
     return wrapper
 
 
+def triaged(app: IncidentApp) -> bool:
+    """The triage ended and the cursor is on a step (the tree is reordered at the end and the first
+    problem selected one refresh later)."""
+    sel = app._selected()
+    return app.model.phase == "done" and not app.busy and sel is not None and bool(sel.step_id)
+
+
 async def wait_until(pilot, condition, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while not condition():
@@ -62,7 +69,7 @@ async def test_fix_a_failure_with_confirmation_note_and_postmortem(make_session)
     app = IncidentApp(session, user="oncall")
     messages: list = []
     async with app.run_test(size=(80, 24), message_hook=messages.append) as pilot:
-        await wait_until(pilot, lambda: app.model.phase == "done" and not app.busy)
+        await wait_until(pilot, lambda: triaged(app))
         assert _labels(app) == ["✖ gpu-07", "✖ incident_test_gpu", "✔ AMD GPUs on the PCI bus",
                                 "✖ amdgpu kernel module is loaded", "⚒ fix medium: Load the amdgpu kernel module"]
         # the cursor landed on the failing step; its detail shows evidence, diagnosis and the exact command
@@ -110,7 +117,7 @@ async def test_declined_fix_is_journaled_and_changes_nothing(make_session) -> No
     session = make_session()
     app = IncidentApp(session, user="oncall")
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.model.phase == "done" and not app.busy)
+        await wait_until(pilot, lambda: triaged(app))
         await pilot.press("f")
         await pilot.press("escape")
         await wait_until(pilot, lambda: "remediation_decided" in _kinds(session) and not app.busy)
@@ -205,8 +212,7 @@ async def test_demo_node_end_to_end(tmp_path: Path) -> None:
                               incidents_dir=str(tmp_path / "inc"))
     app = IncidentApp(session, user="oncall")
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.model.phase == "done" and not app.busy, timeout=60)
-        assert app._selected() is not None and app._selected().step_id  # type: ignore[union-attr]
+        await wait_until(pilot, lambda: triaged(app), timeout=60)
         await pilot.press("f")
         assert "modprobe amdgpu" in str(app.screen.query_one("#confirm-command").content)
         await pilot.press("y")
@@ -239,7 +245,7 @@ async def test_hardware_fault_node_fix_is_offered_and_declined(tmp_path: Path) -
                               incidents_dir=str(tmp_path / "inc"))
     app = IncidentApp(session, user="oncall")
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: app.model.phase == "done" and not app.busy, timeout=60)
+        await wait_until(pilot, lambda: triaged(app), timeout=60)
         assert app.model.state == State.FAIL
         await pilot.press("f")
         command = str(app.screen.query_one("#confirm-command").content)

@@ -24,7 +24,8 @@ def app(make_session, monkeypatch: pytest.MonkeyPatch) -> IncidentApp:  # type: 
 async def _triaged(pilot) -> None:  # type: ignore[no-untyped-def]
     app = pilot.app
     deadline = time.monotonic() + 30
-    while not (app.model.phase == "done" and not app.busy):
+    while not (app.model.phase == "done" and not app.busy and app._selected() is not None
+               and app._selected().step_id):
         assert time.monotonic() < deadline, "triage did not finish"
         await pilot.pause(0.05)
     await pilot.pause()
@@ -63,3 +64,23 @@ def _events(app: IncidentApp):  # type: ignore[no-untyped-def]
     from rocmdoctor.incident.journal import read_journal
 
     return read_journal(app.session.journal.path).events
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+def test_failing_runbooks_first_and_passing_ones_folded(snap_compare, make_session, monkeypatch, size) -> None:  # type: ignore[no-untyped-def]
+    """Issue 43: the runbook that fails comes first and open, whatever the order it was asked in;
+    passing runbooks are one line with their count, so the failing steps are on the first screen."""
+    monkeypatch.setattr("rocmdoctor.incident.journal.new_incident_id", lambda now=None: "20250314-024107-a3f9")
+    app = IncidentApp(make_session(runbooks=("thermal-throttling", "container-mount-failure", "kernel-driver-mismatch", "incident_test_gpu")), user="oncall")
+
+    async def before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await _triaged(pilot)
+        tree = pilot.app.triage_tree
+        states = {rb.id: rb.state.value for rb in pilot.app.model.runbooks.values()}
+        shown = [states[n.data.runbook_id] for n in tree.root.children]
+        rank = {"fail": 0, "warn": 1, "unknown": 2, "pass": 4}
+        assert shown == sorted(shown, key=rank.__getitem__) and shown[0] == "fail" and "pass" in shown
+        for n in tree.root.children:
+            assert n.is_expanded == (states[n.data.runbook_id] != "pass")
+
+    assert snap_compare(app, run_before=before, terminal_size=size)
