@@ -95,8 +95,7 @@ def parse_enum(text: str, anchor: str) -> tuple[list[dict[str, Any]], dict[str, 
         end = re.search(r"\}\s*" + re.escape(anchor) + r"\s*;", text)
         if end is None:
             raise SystemExit(f"enum {anchor} not found")
-        start = text.rfind("{", 0, end.start())
-        # the enum's own opening brace: the last '{' before '}' that follows 'enum'
+        # the enum's own opening brace: the first '{' after the last 'enum' before its closing '}'
         start = text.rfind("enum", 0, end.start())
         body = text[text.index("{", start) + 1: end.start()]
     else:
@@ -129,8 +128,6 @@ def parse_enum(text: str, anchor: str) -> tuple[list[dict[str, Any]], dict[str, 
                 pending_doc = []
                 continue
             number = int(value, 0) if value is not None else nxt
-            if number >= 0x80000000 and number <= 0xFFFFFFFF and anchor.endswith("_t") and value.lower().startswith("0xf"):
-                pass  # kept as printed: 0xFFFFFFFF is how the libraries print an unknown error
             nxt = number + 1
             meaning = _clean_comment(pending_doc) if pending_doc else (trailing or "").strip()
             if any(e["value"] == number for e in entries):

@@ -67,7 +67,6 @@ class _Table:
     by_name: dict[str, dict[str, Any]]
     by_value: dict[int, dict[str, Any]]
     by_message: dict[str, dict[str, Any]]
-    cli: dict[int, dict[str, Any]]
 
 
 @lru_cache(maxsize=1)
@@ -85,8 +84,7 @@ def _tables() -> dict[str, _Table]:
             numbering, str(doc.get("title", numbering)), f"{src.get('repo', '')} {src.get('file', '')}".strip(),
             str(src.get("repo", "")),
             by_name, {int(c["value"]): c for c in codes},
-            {str(c["message"]).lower(): c for c in codes if c.get("message")},
-            {int(c["value"]): c for c in doc.get("cli_codes") or []})
+            {str(c["message"]).lower(): c for c in codes if c.get("message")})
     return out
 
 
@@ -182,12 +180,6 @@ def code_names(line: str) -> tuple[str, ...]:
     signature reads, so a signature written for HSA_STATUS_ERROR_OUT_OF_RESOURCES also reads
     `Call returned 4104` (one reading for every way a code is printed)."""
     return tuple(r.name for r in read_codes(line) if r.written != r.name and r.name not in line)
-
-
-def amdsmi_cli_code(value: int) -> str:
-    """amd-smi's own exit codes (-1..-9, -100): what its CLI said, for `Error code: -N`."""
-    entry = _tables()["amdsmi_status"].cli.get(value)
-    return str(entry["name"]) if entry else ""
 
 
 #: how a code's explanation is written under the evidence line that carries it
