@@ -35,6 +35,8 @@ def sweep(
     audit_log: Optional[str] = typer.Option(None, "--audit-log", help="Audit log file (default $ROCMDOCTOR_AUDIT_LOG or the state dir)."),
     since: Optional[str] = typer.Option(None, "--since", help="`last`: compare with the previous sweep (newly failing, recovered, fingerprint drift)."),
     baseline: Optional[str] = typer.Option(None, "--baseline", help="Compare with the sweep document in FILE (written by --format json -o FILE)."),
+    gate: bool = typer.Option(False, "--gate", help="Rollout gate: exit non-zero when a host newly fails or warns, lost a GPU or changed beyond --expect (needs --baseline or --since last)."),
+    expect: Optional[List[str]] = typer.Option(None, "--expect", help="With --gate: ATTRIBUTE=VALUE the wave installs, e.g. kernel=6.8.0-45-generic, rocm=6.4.1 (repeatable)."),
 ) -> None:
     """Sweep many nodes with one compiled plan; exit status = worst state (0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN).
 
@@ -47,13 +49,15 @@ def sweep(
       rocmdoctor sweep @fleet.yaml:mi300x --format prometheus -o /var/lib/node_exporter/textfile/rocmdoctor.prom
 
       rocmdoctor sweep local --timeout 45 --drain-on critical --resume    (Slurm HealthCheckProgram)
+
+      rocmdoctor sweep 'node[001-016]' --baseline before.json --gate --expect kernel=6.8.0-45-generic   (rollout wave)
     """
     from rocmdoctor.cli.common import handle_errors
 
     with handle_errors():
         code = _run(targets, fanout, timeout, deadline, fmt, output, ssh_config, accept_new_host_keys,
                     tuple(runbook or ()), var, drain_on, resume, npd, tuple(path or ()), rootfs, sudo, audit_log,
-                    since, baseline, tuple(exclude or ()))
+                    since, baseline, tuple(exclude or ()), gate=gate, expect=tuple(expect or ()))
     raise typer.Exit(code)
 
 
@@ -61,7 +65,8 @@ def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[flo
          output: Optional[str], ssh_config: Optional[str], accept_new: bool, runbooks: tuple[str, ...],
          var: Optional[List[str]], drain_on: Optional[str], resume: bool, npd: bool, paths: tuple[str, ...],
          rootfs: str, sudo: bool, audit_log: Optional[str], since: Optional[str] = None,
-         baseline: Optional[str] = None, exclude: tuple[str, ...] = ()) -> int:
+         baseline: Optional[str] = None, exclude: tuple[str, ...] = (), *, gate: bool = False,
+         expect: tuple[str, ...] = ()) -> int:
     from pathlib import Path
 
     from rocmdoctor.transports.audit import AuditLog
@@ -81,6 +86,16 @@ def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[flo
     if since is not None and since != "last":
         raise RocmdoctorError(f"--since {since!r}", "use --since last, or --baseline FILE for a saved sweep")
     from rocmdoctor.fleet.changes import SweepHistory, compare, load_baseline
+    from rocmdoctor.fleet.gate import evaluate_gate, parse_expect
+
+    if expect and not gate:
+        raise RocmdoctorError("--expect without --gate", "add --gate (with --baseline FILE) to check a rollout wave")
+    if gate and not (since or baseline):
+        raise RocmdoctorError("--gate needs a baseline", "take a sweep before the upgrade (--format json -o before.json) "
+                              "and give --baseline before.json")
+    if gate and npd:
+        raise RocmdoctorError("--gate with --npd", "the gate is for a rollout pipeline; run it without --npd")
+    expectations = parse_expect(expect)
 
     history = SweepHistory()
     previous = load_baseline("last" if since else baseline, history) if (since or baseline) else None  # type: ignore[arg-type]
@@ -106,7 +121,8 @@ def _run(targets: List[str], fanout: int, timeout: float, deadline: Optional[flo
 
     doc = sweep_doc(result)
     if previous is not None:
-        result = replace(result, changes=compare(previous[0], previous[1], doc))
+        result = replace(result, changes=compare(previous[0], previous[1], doc),
+                         gate=evaluate_gate(previous[0], previous[1], doc, expectations) if gate else None)
     history.save(doc)   # every sweep is kept (the newest 50), so the next one can say what changed
     if drain_on or resume:
         _slurm(result, hosts, drain_on, resume, audit)

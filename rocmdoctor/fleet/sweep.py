@@ -79,6 +79,8 @@ class SweepResult:
     ssh_retries: int = 0
     #: what changed since a baseline sweep (--since last / --baseline), fleet/changes.py
     changes: Any = None
+    #: the rollout gate's verdict against the baseline (--gate), fleet/gate.py
+    gate: Any = None
 
     @property
     def state(self) -> State:
@@ -86,7 +88,8 @@ class SweepResult:
 
     @property
     def exit_status(self) -> ExitStatus:
-        return exit_status_for(self.state)
+        """With --gate the gate decides (a host failing before the wave does not stop it)."""
+        return self.gate.exit_status if self.gate is not None else exit_status_for(self.state)
 
     def counts(self) -> dict[str, int]:
         out = {s.value: 0 for s in (State.PASS, State.WARN, State.FAIL, State.UNKNOWN)}

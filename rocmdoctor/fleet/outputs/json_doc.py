@@ -41,7 +41,11 @@ def sweep_doc(sweep: Any) -> dict[str, Any]:
 
 
 def _changes(sweep: Any) -> dict[str, Any]:
-    return {"changes": sweep.changes.to_dict()} if sweep.changes is not None else {}
+    out = {"changes": sweep.changes.to_dict()} if sweep.changes is not None else {}
+    if sweep.gate is not None:
+        out["gate"] = sweep.gate.to_dict()
+        out["exit_status"] = int(sweep.exit_status)
+    return out
 
 
 def render_json(sweep: Any, doc: dict[str, Any] | None = None) -> str:

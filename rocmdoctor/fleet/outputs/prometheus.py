@@ -81,8 +81,13 @@ def render_prometheus(sweep: Any, now: float | None = None) -> str:
     w.family("sweep_unreachable_hosts", "gauge", "Hosts of the last sweep that could not be triaged, by reason.",
              [((("reason", r),), n) for r, n in sweep.reasons().items()])
     w.family("sweep_duration_seconds", "gauge", "Wall time of the last sweep.", [((), round(sweep.duration_s, 3))])
-    w.family("sweep_exit_status", "gauge", "Exit status of the last sweep (worst state, 0-3).",
+    w.family("sweep_exit_status", "gauge", "Exit status of the last sweep (worst state, 0-3; with --gate the gate's).",
              [((), int(sweep.exit_status))])
+    if sweep.gate is not None:
+        w.family("gate_state", "gauge", "Rollout gate against the baseline: 0 pass, 1 a host newly warns, "
+                 "2 newly fails, lost a GPU or drifted, 3 a host could not be compared.", [((), int(sweep.gate.exit_status))])
+        w.family("gate_stopped_hosts", "gauge", "Hosts of the wave the gate stopped on.",
+                 [((), len(sweep.gate.stopped_hosts))])
     w.family("sweep_last_run_timestamp_seconds", "gauge", "Unix time the last sweep finished.",
              [((), round(now if now is not None else time.time(), 3))])
     return "\n".join(w.lines) + "\n"

@@ -51,4 +51,8 @@ def render_table(sweep: Any) -> str:
         from rocmdoctor.fleet.changes import render_changes
 
         lines.extend(render_changes(sweep.changes).splitlines())
+    if sweep.gate is not None:
+        from rocmdoctor.fleet.gate import render_gate
+
+        lines.extend(render_gate(sweep.gate).splitlines())
     return "\n".join(line.rstrip() for line in lines) + "\n"

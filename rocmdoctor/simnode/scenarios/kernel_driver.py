@@ -112,14 +112,16 @@ def _stateful_dkms(node: SimNode, *, built_for: list[str], modinfo_now: str | No
     return node.stub("dkms", DKMS_STUB).stub("modinfo", MODINFO_STUB)
 
 
-def dkms_wrong_kernel() -> SimNode:
-    """Kernel updated 6.5 HWE -> 6.8 HWE (22.04.4 -> 22.04.5); amdgpu-dkms was built for 6.5 only."""
+def dkms_wrong_kernel(kernel: str = "6.8.0-45-generic", built_for: str = "6.5.0-35-generic",
+                      os_release: str = OS_RELEASE_22045) -> SimNode:
+    """Kernel updated 6.5 HWE -> 6.8 HWE (22.04.4 -> 22.04.5); amdgpu-dkms was built for 6.5 only.
+    (The rollout tests move 5.15.0-119 -> 5.15.0-125 without headers: same failure, other kernels.)"""
     node = healthy()
-    node.kernel = "6.8.0-45-generic"
+    node.kernel = kernel
     node.cmdline = node.cmdline.replace("5.15.0-119-generic", node.kernel)
-    node.file("/etc/os-release", OS_RELEASE_22045)
+    node.file("/etc/os-release", os_release)
     node.unload_amdgpu(load_error=f"modprobe: FATAL: Module amdgpu not found in directory /lib/modules/{node.kernel}\n")
-    return _stateful_dkms(node, built_for=["6.5.0-35-generic"], modinfo_now=None)
+    return _stateful_dkms(node, built_for=[built_for], modinfo_now=None)
 
 
 def dkms_stale_tree() -> SimNode:
