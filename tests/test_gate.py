@@ -1,5 +1,5 @@
 """The rollout gate on a simulated 200-host fleet rolled out in three waves (issue 43): a kernel
-update 5.15.0-119 -> 5.15.0-125 (a 5.15 security update: ROCm 6.2 supports MI300X on Ubuntu
+update 5.15.0-105 -> 5.15.0-119 (a 5.15 security update: ROCm 6.2 supports MI300X on Ubuntu
 22.04 with 5.15 only). Waves 1 (canary, 10 hosts) and 2 (90) take it cleanly; in wave 3
 (100) a rack without kernel headers gets no amdgpu-dkms build for the new kernel. The gate passes
 waves 1 and 2 and stops wave 3, naming every broken host, its diagnosis and the trigger."""
@@ -23,20 +23,28 @@ NAMES = [f"gpu{i:03d}" for i in range(1, 201)]
 WAVES = (NAMES[:10], NAMES[10:100], NAMES[100:])
 BROKEN = frozenset(NAMES[150:170])          # wave 3's rack without headers: 20 hosts
 RUNBOOKS = ("kernel-driver-mismatch", "gpu-not-visible")
-NEW = "5.15.0-125-generic"
+OLD, NEW = "5.15.0-105-generic", "5.15.0-119-generic"
+
+
+def _on(kernel: str) -> SimNode:
+    node = healthy()
+    node.cmdline = node.cmdline.replace(node.kernel, kernel)
+    node.kernel = kernel
+    return node
+
+
+def _old_kernel() -> SimNode:
+    return _on(OLD)
 
 
 def _new_kernel() -> SimNode:
-    node = healthy()
-    node.kernel = NEW
-    node.cmdline = node.cmdline.replace("5.15.0-119-generic", NEW)
-    return node
+    return _on(NEW)
 
 
 def _no_headers() -> SimNode:
     from rocmdoctor.simnode.system import UBUNTU_2204_OS_RELEASE
 
-    return dkms_wrong_kernel(NEW, "5.15.0-119-generic", UBUNTU_2204_OS_RELEASE)
+    return dkms_wrong_kernel(NEW, OLD, UBUNTU_2204_OS_RELEASE)
 
 
 def _one_gpu_lost() -> SimNode:
@@ -47,7 +55,7 @@ def _one_gpu_lost() -> SimNode:
 
 @functools.lru_cache(maxsize=1)
 def _baseline() -> dict:
-    return sweep_doc(fleet_results({"old": healthy}, [(n, "old") for n in NAMES], RUNBOOKS))
+    return sweep_doc(fleet_results({"old": _old_kernel}, [(n, "old") for n in NAMES], RUNBOOKS))
 
 
 def _wave(hosts: list[str], kinds: dict | None = None, broken: frozenset = frozenset(), bad: str = "broken") -> dict:
@@ -70,10 +78,10 @@ def test_good_waves_pass_and_the_broken_wave_stops_naming_hosts_and_trigger() ->
     assert lost.text == "lost 8 GPU(s) driven by amdgpu: 8 -> 0"      # still on the bus: gpu_count stays 8
     t = verdict.trigger
     assert (t.attribute, t.before, t.after, t.stopped_with_it, t.stopped, t.moved) == \
-        ("kernel", "5.15.0-119-generic", NEW, 20, 20, 100)
+        ("kernel", OLD, NEW, 20, 20, 100)
     text = render_gate(verdict)
     assert "Gate: STOP (fail): 20 of 100 host(s) gpu[151-170] differ from the baseline (before.json)" in text
-    assert f"trigger: kernel 5.15.0-119-generic -> {NEW} on 20/20 stopped host(s) (20 of the 100 host(s) " \
+    assert f"trigger: kernel {OLD} -> {NEW} on 20/20 stopped host(s) (20 of the 100 host(s) " \
            "that made this move); they fail with kernel-driver-mismatch/dkms-not-built-for-kernel" in text
     assert "roll back: rocmdoctor rollback 'gpu[151-170]' --baseline before.json --attribute kernel --dry-run" in text
     # dkms and the driver-reported attributes moved with the failure: not reported a second time as drift
@@ -83,19 +91,19 @@ def test_good_waves_pass_and_the_broken_wave_stops_naming_hosts_and_trigger() ->
 def test_a_host_that_did_not_take_the_update_or_changed_more_stops_the_gate() -> None:
     wave = NAMES[:4]
     doc = _wave(wave)
-    doc["hosts"][0]["fingerprint"]["kernel"] = "5.15.0-119-generic"          # the reboot never happened
+    doc["hosts"][0]["fingerprint"]["kernel"] = OLD          # the reboot never happened
     doc["hosts"][1]["fingerprint"]["container_runtime"] = "Docker version 27.3.1, build ce12230"
     verdict = evaluate_gate("b", _baseline(), doc, parse_expect([f"kernel={NEW}"]))
     texts = {o.host: o.text for o in verdict.offences}
     h0, h1 = doc["hosts"][0]["host"], doc["hosts"][1]["host"]
-    assert texts[h0] == f"expected kernel={NEW}, runs 5.15.0-119-generic (unchanged since the baseline: the update did not take)"
+    assert texts[h0] == f"expected kernel={NEW}, runs {OLD} (unchanged since the baseline: the update did not take)"
     assert texts[h1].startswith("unintended change: container_runtime ") and texts[h1].endswith(
         "-> Docker version 27.3.1, build ce12230 (not in --expect)")
     assert len(verdict.stopped_hosts) == 2
     # without --expect, the kernel move itself is unintended
     plain = evaluate_gate("b", _baseline(), _wave(wave))
     assert {o.kind for o in plain.offences} == {"drift"} and len(plain.stopped_hosts) == 4
-    assert plain.offences[0].text == f"unintended change: kernel 5.15.0-119-generic -> {NEW} (not in --expect)"
+    assert plain.offences[0].text == f"unintended change: kernel {OLD} -> {NEW} (not in --expect)"
 
 
 def test_a_lost_gpu_stops_the_gate_even_when_the_runbooks_pass() -> None:
@@ -142,7 +150,7 @@ def test_cli_gate_exit_status_table_and_json(tmp_path, capsys) -> None:
     doc["hosts"][0]["host"] = "demo:dkms-wrong-kernel"
     base = tmp_path / "before.json"
     base.write_text(json.dumps(doc))
-    gate = ["--baseline", str(base), "--gate", "--expect", f"kernel={NEW}"]
+    gate = ["--baseline", str(base), "--gate", "--expect", "kernel=6.8.0-45-generic"]
     assert run(["sweep", "demo:dkms-wrong-kernel", *argv, *gate]) == 2
     out = json.loads(capsys.readouterr().out)
     assert out["exit_status"] == 2 and out["gate"]["stopped_hosts"] == ["demo:dkms-wrong-kernel"]

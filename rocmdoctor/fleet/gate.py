@@ -121,10 +121,21 @@ def _state(h: dict[str, Any]) -> State:
         return State.UNKNOWN
 
 
+#: the stack from the bottom up: a broken driver explains an invisible GPU, which explains a
+#: container without GPUs; the lowest layer's diagnosis is named first
+LAYERS = ("kernel-driver-mismatch", "gpu-hardware-fault", "gpu-not-visible", "thermal-throttling", "gpu-oom",
+          "container-mount-failure")
+_CONFIDENCE = {"high": 0, "medium": 1, "low": 2}
+
+
 def _finding(h: dict[str, Any]) -> str:
-    """The host's first diagnosis, else its first failing or warning check."""
-    for d in h.get("diagnoses", []):
-        return f"{d.get('runbook')}/{d.get('id')}"
+    """The host's diagnoses, lowest layer first (else its first failing or warning check)."""
+    diagnoses = sorted(h.get("diagnoses", []), key=lambda d: (
+        _CONFIDENCE.get(d.get("confidence"), 3),
+        LAYERS.index(d.get("runbook")) if d.get("runbook") in LAYERS else len(LAYERS)))
+    if diagnoses:
+        names = [f"{d.get('runbook')}/{d.get('id')}" for d in diagnoses]
+        return names[0] + (f" (also {', '.join(names[1:3])}{', ...' if len(names) > 3 else ''})" if len(names) > 1 else "")
     for c in h.get("checks", []):
         if c.get("state") in ("fail", "warn"):
             return f"{c.get('runbook')}/{c.get('step')}: {' '.join(str(c.get('message', '')).split())[:120]}"
@@ -190,7 +201,7 @@ def _trigger(offences: list[Offence], now: dict[str, dict[str, Any]], before: di
         return None
     moved = sum(1 for h, d in now.items() if h in before
                 and (before[h].get("fingerprint") or {}).get(attr) == b and (d.get("fingerprint") or {}).get(attr) == a)
-    diagnoses = Counter(_finding(now[h]) for h in stopped if h in now)
+    diagnoses = Counter(_finding(now[h]).split(" (also ")[0] for h in stopped if h in now)
     return Trigger(attr, b, a, n, len(stopped), moved, diagnoses.most_common(1)[0][0] if diagnoses else "")
 
 
