@@ -46,7 +46,7 @@ def test_installed_wheel_lists_runbooks_and_runs_the_demo(tmp_path: Path) -> Non
     listed = run("runbooks", "list")
     assert listed.returncode == 0, listed.stderr
     ids = [line.split()[0] for line in listed.stdout.splitlines()]
-    assert ids == sorted(["container-mount-failure", "gpu-hardware-fault", "gpu-not-visible", "gpu-oom",
+    assert ids == sorted(["container-mount-failure", "gpu-hardware-fault", "gpu-not-visible", "gpu-oom", "gpu-slow",
                           "kernel-driver-mismatch", "thermal-throttling"])
     demo = run("triage", "demo:amdgpu-not-loaded", "--runbook", "gpu-not-visible")
     assert demo.returncode == 2, demo.stderr

@@ -53,6 +53,8 @@ def triage(
     expect_gpus: Optional[int] = typer.Option(None, "--expect-gpus", help="GPUs this node should have."),
     log: Optional[List[str]] = typer.Option(None, "--log", help="Job log on the node (repeatable): matched against the error-signature catalogue; a match routes to its runbook. GPU OOM lines are analysed in detail."),
     container: Optional[str] = typer.Option(None, "--container", help="Container to inspect (docker/podman)."),
+    pid: Optional[int] = typer.Option(None, "--pid", min=1, help="gpu-slow: read only this process's GPUs, cgroup, CPUs and environment."),
+    job: Optional[str] = typer.Option(None, "--job", help="gpu-slow: read only this Slurm job's processes (scontrol listpids)."),
     rootfs: str = RootfsOpt,
     path: Optional[List[str]] = PathOpt,
     ssh_config: Optional[str] = SSHConfigOpt,
@@ -74,6 +76,8 @@ def triage(
 
       rocmdoctor triage node042 --fix
 
+      rocmdoctor triage node042 --runbook gpu-slow --job 123456
+
       rocmdoctor triage --from node42.tar.gz
     """
     from rocmdoctor.engine.core import TriageRequest, triage_target
@@ -93,7 +97,11 @@ def triage(
 
             raise RocmdoctorError("--fix cannot run against a bundle", "triage the live node to remediate")
         user_vars = parse_vars(var)
-        for name, value in (("expect_gpus", expect_gpus), ("container", container)):
+        if job is not None and not job.replace("_", "").replace("+", "").isdigit():
+            from rocmdoctor.errors import RocmdoctorError
+
+            raise RocmdoctorError(f"--job {job!r}: not a Slurm job id", "e.g. --job 123456 (array and het jobs: 123_4, 123+1)")
+        for name, value in (("expect_gpus", expect_gpus), ("container", container), ("pid", pid), ("job", job)):
             if value is not None:
                 user_vars[name] = str(value)
         if log:

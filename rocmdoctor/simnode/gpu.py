@@ -103,6 +103,10 @@ class SimGPU:
     #: fw_version/<name> files as amdgpu_ucode.c prints them ("0x%08x"), e.g. {"mes_fw_version": "0x00000083"};
     #: empty: no fw_version directory
     fw_versions: dict[str, str] = field(default_factory=dict)
+    #: current_compute_partition / current_memory_partition as amdgpu prints them ("SPX", "NPS1");
+    #: None: the GPU has no partition modes (pre-MI300), no file
+    compute_partition: str | None = None
+    memory_partition: str | None = None
     card: int = -1                              # DRM card number; default index
     render_minor: int = -1                      # renderD number; default 128 + index
 
@@ -127,7 +131,7 @@ MI300X_BDFS = (
 
 
 def mi300x_gpus(count: int = 8) -> list[SimGPU]:
-    return [SimGPU(index=i, bdf=MI300X_BDFS[i]) for i in range(count)]
+    return [SimGPU(index=i, bdf=MI300X_BDFS[i], compute_partition="SPX", memory_partition="NPS1") for i in range(count)]
 
 
 def strix_halo_gpu(**state: Any) -> SimGPU:

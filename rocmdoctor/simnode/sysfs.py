@@ -195,6 +195,9 @@ def amdgpu_device_tree(gpu: SimGPU) -> tuple[Tree, list[str]]:
         "mem_info_gtt_used": F(f"{gpu.gtt_used}\n"),
         "mem_info_vram_vendor": F("hynix\n"),
         "gpu_busy_percent": F(f"{gpu.gfx_activity}\n"),
+        # amdgpu_gfx.c / amdgpu_gmc.c: sysfs_emit(buf, "%s\n", <mode name>) (tests/fixtures/outputs/amdgpu-partition)
+        **({"current_compute_partition": F(f"{gpu.compute_partition}\n")} if gpu.compute_partition else {}),
+        **({"current_memory_partition": F(f"{gpu.memory_partition}\n")} if gpu.memory_partition else {}),
         "mem_busy_percent": F(f"{gpu.mem_activity}\n"),
         "pp_dpm_sclk": F(pp_dpm_sclk(gpu), 0o644),
         "pp_dpm_mclk": F(pp_dpm_mclk(gpu)),          # read-only on MI parts (§2 Writes)
@@ -311,12 +314,18 @@ def kfd_tree(gpus: list[SimGPU], *, cpu_nodes: int = 2, cpu_cores: int = 96) -> 
             f"heap_type 1\nsize_in_bytes {g.vram_total}\nflags 0\nwidth 8192\nmem_clk_max 1300\n")
     t[f"{base}/proc"] = D()
     # one proc/<pid>/ per process holding a GPU (KFD lists stale ones too: SimProcess.alive=False)
+    queues: dict[int, int] = {}
     for g in gpus:
         for p in g.processes:
             pd = f"{base}/proc/{p.pid}"
             t[f"{pd}/pasid"] = F(f"{32768 + p.pid % 1000}\n")
             t[f"{pd}/vram_{gpu_id(g)}"] = F(f"{p.vram_bytes}\n")
             t[f"{pd}/sdma_{gpu_id(g)}"] = F("0\n")
+            # one compute queue per GPU it computes on: kfd_process.c's queues/<qid>/gpuid ("%u", no newline)
+            if p.alive and p.vram_bytes:
+                qid = queues.get(p.pid, 0)
+                queues[p.pid] = qid + 1
+                t[f"{pd}/queues/{qid}/gpuid"] = F(f"{gpu_id(g)}")
     return t
 
 

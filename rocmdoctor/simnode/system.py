@@ -165,6 +165,16 @@ def host_pci_tree() -> Tree:
     return t
 
 
+#: idle pressure stall files (kernel 4.20, `grep -n . /proc/pressure/*`, psi/grep-n-all-kernel-4.20-idle.txt)
+PSI_IDLE = {
+    "cpu": "some avg10=0.00 avg60=0.00 avg300=0.00 total=1167162866\n",
+    "io": "some avg10=0.00 avg60=0.00 avg300=0.00 total=61955081\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=58578187\n",
+    "memory": "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+}
+#: node0/node1 cpulist of a 2-socket EPYC 9654 with SMT (the kernel's cpulist form, proc-status/SOURCES.md)
+NODE_CPUS = ("0-95,192-287", "96-191,288-383")
+
+
 def system_tree(*, hostname: str, kernel: str, cmdline: str, users: list[SimUser],
                 rocm_version: str | None) -> Tree:
     t: Tree = {
@@ -175,6 +185,10 @@ def system_tree(*, hostname: str, kernel: str, cmdline: str, users: list[SimUser
         "etc/modprobe.d": D(),
         "etc/modprobe.d/blacklist.conf": F("# This file lists modules which will not be loaded.\nblacklist evbug\n", 0o644),
         "proc/cmdline": F(cmdline + "\n"),
+        # an idle host's pressure files (kernel 4.20, tests/fixtures/outputs/psi/grep-n-all-kernel-4.20-idle.txt)
+        **{f"proc/pressure/{k}": F(v, 0o444) for k, v in PSI_IDLE.items()},
+        # a 2-socket EPYC 9654 (96 cores, SMT): the NUMA nodes the GPUs' numa_node files name (0 and 1)
+        **{f"sys/devices/system/node/node{n}/cpulist": F(c + "\n", 0o444) for n, c in enumerate(NODE_CPUS)},
         "proc/sys/kernel/osrelease": F(kernel + "\n"),
         "proc/sys/kernel/tainted": F("12288\n"),      # O (4096) + E (8192): out-of-tree, unsigned dkms module
         "proc/version": F(f"Linux version {kernel} (buildd@lcy02-amd64-025) (gcc (Ubuntu 11.4.0-1ubuntu1~22.04) "
