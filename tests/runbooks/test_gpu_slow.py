@@ -97,3 +97,18 @@ def test_cli_pid_and_job_options(capsys) -> None:
     assert run(["triage", "demo:gpu-slow-shared", "-r", RB, "--job", "4101"]) == 0
     assert run(["triage", "demo:gpu-slow-shared", "-r", RB, "--job", "41;01"]) == 2
     assert "not a Slurm job id" in capsys.readouterr().err
+
+
+def test_a_ticket_s_rocm_smi_table_stands_in_for_sysfs(tmp_path) -> None:
+    """A bundle holding only a pasted `rocm-smi` (MI300X, ROCm/ROCm#4750, Perf `auto` on every GPU):
+    the clock policy is read from its Perf column instead of sysfs."""
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[1] / "fixtures/outputs/amdgpu-partition/rocm-smi-concise-partitions-mi300-4750.txt"
+    d = tmp_path / "ticket" / "commands" / "rocm-smi"
+    d.mkdir(parents=True)
+    (d / "stdout").write_text(src.read_text())
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path / "ticket"), runbooks=(RB,)))
+    level = steps(report)["perflevel"]
+    assert level.state == State.PASS and level.check.message.endswith("GPU(s) with their clock policy at auto")
+    assert "manual" not in level.check.message
