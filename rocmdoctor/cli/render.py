@@ -93,7 +93,7 @@ def _print_runbooks(console: "Console", runbooks: "tuple[RunbookReport, ...] | l
         if folded and rb.state != State.PASS:
             console.print(f"    [dim]{State.PASS.symbol} {folded} other check{'s' if folded != 1 else ''} passed[/]")
         if not_in_bundle:
-            wanted = list(dict.fromkeys(not_in_bundle))
+            wanted = list(dict.fromkeys(_by_hand(w) for w in not_in_bundle))
             console.print(f"    [dim]{State.UNKNOWN.symbol} {len(wanted)} piece{'s' if len(wanted) != 1 else ''} of evidence "
                           f"not in the bundle; on the node: {escape('; '.join(wanted[:6]))}"
                           f"{' ...' if len(wanted) > 6 else ''} (-v lists them)[/]")
@@ -157,6 +157,15 @@ def _counts(steps: "tuple[StepResult, ...]") -> str:
         n[s.state] = n.get(s.state, 0) + 1
     order = (State.FAIL, State.WARN, State.UNKNOWN, State.PASS, State.SKIPPED)
     return ", ".join(f"{n[s]} {s.value}" for s in order if n.get(s))
+
+
+def _by_hand(source: str) -> str:
+    """A gather's hand command, or for rocmdoctor's own probe scripts (`sh -c SCRIPT rocmdoctor-NAME`)
+    their name: a screenful of shell helps nobody reading a ticket; `rocmdoctor capture` runs it."""
+    last = source.rsplit(" ", 1)[-1]
+    if source.startswith("sh -c ") and last.startswith("rocmdoctor-"):
+        return f"the {last} script (rocmdoctor capture HOST runs it)"
+    return source
 
 
 def _print_diagnosis(console: "Console", d: "Diagnosis") -> None:
