@@ -70,12 +70,14 @@ def _busy(node: SimNode, *gpus: int) -> None:
         g.gfx_activity, g.mem_activity, g.sclk_mhz, g.power_w, g.junction_temp = 100, 62, 2100, 712.0, 78.0
 
 
-def occupy(node: SimNode, **job: Any) -> SimNode:
-    """One Slurm job per GPU at full clock, each on its GPU's NUMA node, the host idle; `job`
-    changes the job on GPU 0."""
+def occupy(node: SimNode, *, keep_clocks: bool = False, **job: Any) -> SimNode:
+    """One Slurm job per GPU at full clock (or, with keep_clocks, as the node's builder set the GPUs:
+    held low, capped, throttled), each on its GPU's NUMA node, the host idle; `job` changes the job
+    on GPU 0."""
     for i in range(len(node.gpus)):
         add_job(node, i, 51000 + i, **(job if i == 0 else {}))
-    _busy(node, *range(len(node.gpus)))
+    if not keep_clocks:
+        _busy(node, *range(len(node.gpus)))
     # slurmd's view: each Slurm job's one task (a job moved into a pod's cgroup is not Slurm's)
     node.command("scontrol", "listpids", render_scontrol_listpids(
         [{"pid": 51000 + i, "jobid": 4100 + i, "stepid": 0, "localid": 0, "globalid": 0}
@@ -153,6 +155,45 @@ def _xgmi_dropped() -> SimNode:
     return occupy(xgmi_dropped())
 
 
+def _thermal(builder: str) -> Any:
+    def make() -> SimNode:
+        from rocmdoctor.simnode.scenarios import thermal
+
+        return occupy(getattr(thermal, builder)(), keep_clocks=True)
+    return make
+
+
+def io_pressure() -> SimNode:
+    """The jobs' data loaders wait on storage: I/O stalled most of the last minute (the PSI format; the
+    figures are the PSI v2 posting's thrashing sample, psi/memory-thrashing-lkml-psi-v2.txt)."""
+    node = busy_healthy()
+    node.file("/proc/pressure/io", PSI_MEMORY_THRASHING)
+    return node
+
+
+def iommu_translated() -> SimNode:
+    """8 busy GPUs with the IOMMU translating their DMA: no iommu=pt, the kernel's own
+    `iommu: Default domain type: Translated` line (iommu/dmesg-default-domain-translated-fwupd5304.txt)."""
+    from rocmdoctor.simnode.formats.kernel_lines import IOMMU_TRANSLATED
+
+    node = busy_healthy()
+    node.cmdline = node.cmdline.replace(" iommu=pt", "")
+    return node.add_kernel_log([IOMMU_TRANSLATED], at=0.718058)
+
+
+#: a job log with MIOpen's warning for a GPU without its kernel database (MIOpen#2123, verbatim)
+SLOW_LOG = "/home/alice/jobs/conv-4100.out"
+
+
+def log_fallback() -> SimNode:
+    node = busy_healthy()
+    node.file(SLOW_LOG, "MIOpen(HIP): Warning [SQLiteBase] Missing system database file: gfx1030_12.kdb Performance may "
+                        "degrade. Please follow instructions to install: "
+                        "https://github.com/ROCmSoftwarePlatform/MIOpen#installing-miopen-kernels-package\n",
+              uid=1001, gid=1001)
+    return node
+
+
 CASES = [
     ("gpu-slow-shared", "job 4100's GPU 0 also runs bob's ollama server in a Kubernetes pod (40 GiB VRAM)",
      shared_gpu, "sharing", "gpu-shared-with-other-process"),
@@ -174,6 +215,18 @@ CASES = [
      "pcie", "pcie-link-degraded"),
     ("gpu-slow-xgmi-dropped", "busy node whose GPU 5 is not in the XGMI hive of the other 7", _xgmi_dropped,
      "xgmi", "xgmi-link-down"),
+    ("gpu-slow-clocks-held", "8 busy MI300X held at 56-59 MHz with no cap, violation or forced level (#4414's readings)",
+     _thermal("clock_held_low"), "clocks", "clocks-held-low"),
+    ("gpu-slow-power-capped", "busy node whose GPU 4 is capped at 400 W of its default 750 W", _thermal("power_capped"),
+     "power", "power-cap-low"),
+    ("gpu-slow-throttled", "busy node whose GPU 2 reports 37.5 % thermal violation residency", _thermal("violation"),
+     "violations", "gpu-throttling"),
+    ("gpu-slow-io-pressure", "the host's tasks waited on I/O most of the last minute", io_pressure,
+     "pressure", "io-starvation"),
+    ("gpu-slow-iommu-translated", "8 busy GPUs with the IOMMU translating their DMA (no iommu=pt)", iommu_translated,
+     "iommu", "p2p-through-host"),
+    ("gpu-slow-log-fallback", "the job's log: MIOpen has no kernel database for its GPU (--var log=" + SLOW_LOG + ")",
+     log_fallback, "gpus", "slow-path-fallback", {"log": SLOW_LOG}),
 ]
 
 SCENARIOS = from_cases(CASES, (RUNBOOK,))
