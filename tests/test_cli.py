@@ -35,7 +35,7 @@ def test_healthy_demo_is_ok_in_json() -> None:
     assert doc["state"] == "pass" and doc["exit_status"] == 0 and doc["round_trips"] == 1
     assert sorted(rb["runbook_id"] for rb in doc["runbooks"]) == [
         "container-mount-failure", "gpu-hardware-fault", "gpu-not-visible", "gpu-oom", "gpu-slow", "kernel-driver-mismatch",
-        "thermal-throttling"]
+        "thermal-throttling", "wrong-results"]
     assert all(s["state"] in ("pass", "skipped") for rb in doc["runbooks"] for s in rb["steps"])
 
 
@@ -90,7 +90,7 @@ def test_bad_input_is_one_clear_line(argv: list[str], code: int, message: str) -
 def test_compile_batches_every_gather_into_one_probe() -> None:
     result = runner.invoke(app, ["runbooks", "compile", "--format", "json"])
     doc = json.loads(result.stdout)
-    assert doc["round_trips"] == 1 and len(doc["runbooks"]) == 7
+    assert doc["round_trips"] == 1 and len(doc["runbooks"]) == 8
     keys = [g["key"] for g in doc["gathers"]]
     assert len(keys) == len(set(keys)) and "file:/proc/modules" in keys
     probe = runner.invoke(app, ["runbooks", "compile", "--show-probe"]).stdout
@@ -110,7 +110,7 @@ def test_a_node_without_amd_gpu_says_so_instead_of_counting_skips() -> None:
     result = runner.invoke(app, ["triage", "demo:healthy-no-gpu"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.stdout
     lines = [line for line in result.stdout.splitlines() if "PASS" in line]
-    assert len(lines) == 7
+    assert len(lines) == 8
     assert all("no AMD GPU on the PCI bus: not a GPU node" in line for line in lines)
     assert not any("skipped" in line for line in lines)
     assert result.stdout.count("--var expect_gpus=N") == 1  # the hint once, not per runbook

@@ -14,7 +14,8 @@ from rocmdoctor.testing.corpus import ROOT, SEVERITIES, load_cases, run_case
 
 CASES = load_cases()
 BASELINE: dict[str, str] = json.loads((ROOT / "baseline.json").read_text()) if (ROOT / "baseline.json").exists() else {}
-RUNBOOKS = ("gpu-not-visible", "kernel-driver-mismatch", "gpu-oom", "thermal-throttling", "container-mount-failure", "gpu-slow")
+RUNBOOKS = ("gpu-not-visible", "kernel-driver-mismatch", "gpu-oom", "thermal-throttling", "container-mount-failure", "gpu-slow",
+            "wrong-results")
 
 
 def test_the_corpus_is_there() -> None:

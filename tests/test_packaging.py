@@ -47,7 +47,7 @@ def test_installed_wheel_lists_runbooks_and_runs_the_demo(tmp_path: Path) -> Non
     assert listed.returncode == 0, listed.stderr
     ids = [line.split()[0] for line in listed.stdout.splitlines()]
     assert ids == sorted(["container-mount-failure", "gpu-hardware-fault", "gpu-not-visible", "gpu-oom", "gpu-slow",
-                          "kernel-driver-mismatch", "thermal-throttling"])
+                          "kernel-driver-mismatch", "thermal-throttling", "wrong-results"])
     demo = run("triage", "demo:amdgpu-not-loaded", "--runbook", "gpu-not-visible")
     assert demo.returncode == 2, demo.stderr
     assert "amdgpu is not loaded" in demo.stdout and "$ modprobe amdgpu" in demo.stdout

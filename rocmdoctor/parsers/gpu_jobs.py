@@ -9,6 +9,8 @@ prints, per process, the lines of real files it found, framed by our own markers
     vram <gpu_id> <bytes>                    /sys/class/kfd/kfd/proc/<pid>/vram_<gpu_id>
     queue <gpu_id>                           one per queues/<qid>/gpuid
     Name:/Uid:/Threads:/Cpus_allowed_list:/Mems_allowed_list:   /proc/<pid>/status lines (proc(5))
+    lib <path>                               a ROCm library's path in /proc/<pid>/maps (proc(5): the
+                                             pathname column), once per path
     cgroup2 <path> | cgroup1 <path>          the process's CPU cgroup (/proc/<pid>/cgroup)
     --- <file>                               then that cgroup file's lines: cpu.max, cpu.stat (v2),
                                              cpu.cfs_quota_us, cpu.cfs_period_us, cpu.stat (v1)
@@ -47,6 +49,14 @@ def cpu_list(text: str) -> list[int]:
 def parse_cpu_list(text: str) -> list[int]:
     """A sysfs CPU list such as /sys/devices/system/node/node0/cpulist (`0-23,48-71`)."""
     return cpu_list(text)
+
+
+def _library(path: str) -> dict[str, str]:
+    """`{path, name, install}`: libamdhip64 from /opt/rocm-6.2.0/lib/libamdhip64.so.6.2.60200 installed in
+    /opt/rocm-6.2.0; a wheel's bundled copy (.../site-packages/torch/lib/...) in .../site-packages/torch."""
+    parent, _, base = path.rpartition("/")
+    top, _, last = parent.rpartition("/")
+    return {"path": path, "name": base.split(".so", 1)[0], "install": top if last in ("lib", "lib64") else parent}
 
 
 def _bdf(domain: int, location: int) -> str:
@@ -111,7 +121,7 @@ def parse_gpu_jobs(text: str) -> dict[str, Any]:
             cur = {"pid": int(pid), "name": None, "uid": None, "threads": None, "cpus": None, "mems": None,
                    "cpus_text": None, "mems_text": None, "vram": {}, "queues": {}, "cgroup": None,
                    "cgroup_version": None, "quota_us": None, "period_us": None, "cpu_stat": None,
-                   "cpu_stat_text": None, "files": {}, "env": {}}
+                   "cpu_stat_text": None, "files": {}, "env": {}, "libs": []}
             procs.append(cur)
             continue
         if cur is None:
@@ -126,6 +136,8 @@ def parse_gpu_jobs(text: str) -> dict[str, Any]:
         key, _, value = line.partition(" ")
         if key == "vram" and len(value.split()) == 2 and value.split()[1].isdigit():
             cur["vram"][value.split()[0]] = int(value.split()[1])
+        elif key == "lib" and value.startswith("/"):
+            cur["libs"].append(_library(value.strip()))
         elif key == "queue" and value.strip().isdigit():
             cur["queues"][value.strip()] = cur["queues"].get(value.strip(), 0) + 1
         elif key in ("cgroup1", "cgroup2"):

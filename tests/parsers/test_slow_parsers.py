@@ -95,7 +95,7 @@ def test_the_probe_reads_every_runtime_flag_the_data_names() -> None:
 
     from rocmdoctor.catalog.datafiles import load_data
 
-    checks = yaml.safe_load((Path(__file__).resolve().parents[2] / "checks" / "slow_jobs.yaml").read_text())
+    checks = yaml.safe_load((Path(__file__).resolve().parents[2] / "checks" / "gpu_jobs.yaml").read_text())
     script = checks[0]["gather"]["jobs"]["command"][2]
     listed = set(re.search(r"grep -E '\^\(([^)]*)\)='", script).group(1).split("|"))
     assert {f["name"] for f in load_data("runtime_flags")["flags"]} <= listed

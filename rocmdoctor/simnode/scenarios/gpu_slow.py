@@ -48,8 +48,10 @@ def _status(name: str, pid: int, uid: int, threads: int, cpus: str, mems: str) -
 def add_job(node: SimNode, gpu: int, pid: int, *, name: str = "python3", user: str = "alice", uid: int = 1001,
             vram: int = 150 * GIB, threads: int = 38, cpus: str | None = None, mems: str | None = None,
             cgroup: str | None = None, cpu_max: str = "max 100000", cpu_stat: str = CPU_STAT_UNTHROTTLED,
-            env: dict[str, str] | None = None) -> SimNode:
-    """A process computing on GPU `gpu`: KFD entry, status, cgroup (v2) with its CPU files, environ."""
+            env: dict[str, str] | None = None, libs: tuple[str, ...] = ()) -> SimNode:
+    """A process computing on GPU `gpu`: KFD entry, status, cgroup (v2) with its CPU files, environ,
+    and, for `libs`, a /proc/PID/maps with one executable mapping per library (proc(5)'s columns:
+    address perms offset dev inode pathname)."""
     g = node.gpus[gpu]
     g.processes.append(SimProcess(pid=pid, name=name, vram_bytes=vram, user=user, state="R"))
     g.vram_used += vram
@@ -61,6 +63,10 @@ def add_job(node: SimNode, gpu: int, pid: int, *, name: str = "python3", user: s
     node.file(f"/sys/fs/cgroup{path}/cpu.stat", cpu_stat)
     environ = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": f"/home/{user}", **(env or {})}
     node.file(f"/proc/{pid}/environ", "".join(f"{k}={v}\0" for k, v in environ.items()))
+    base = 0x7f2a58000000
+    node.file(f"/proc/{pid}/maps", "".join(
+        f"{base + i * 0x4000000:012x}-{base + i * 0x4000000 + 0x29c3000:012x} r-xp 00000000 103:02 {2360934 + i:<7d}"
+        f"                   {lib}\n" for i, lib in enumerate(libs)))
     return node
 
 
@@ -74,8 +80,10 @@ def occupy(node: SimNode, *, keep_clocks: bool = False, **job: Any) -> SimNode:
     """One Slurm job per GPU at full clock (or, with keep_clocks, as the node's builder set the GPUs:
     held low, capped, throttled), each on its GPU's NUMA node, the host idle; `job` changes the job
     on GPU 0."""
+    libs = job.pop("libs", None)
     for i in range(len(node.gpus)):
-        add_job(node, i, 51000 + i, **(job if i == 0 else {}))
+        add_job(node, i, 51000 + i, **(job if i == 0 else {}),
+                libs=(libs if i == 0 else tuple(x for x in libs if "site-packages" in x)) if libs else ())
     if not keep_clocks:
         _busy(node, *range(len(node.gpus)))
     # slurmd's view: each Slurm job's one task (a job moved into a pod's cgroup is not Slurm's)

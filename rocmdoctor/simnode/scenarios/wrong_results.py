@@ -1,0 +1,63 @@
+"""Wrong results: simulated nodes for the wrong-results runbook, each busy with one job per GPU
+(gpu_slow.occupy) and one cause.
+
+The library paths are the forms the threads show: PyTorch's ROCm wheel bundles its own
+libamdhip64 in site-packages/torch/lib while a system ROCm lives in /opt/rocm-X.Y.Z/lib
+(pytorch/pytorch#141014's `ldd`: /opt/rocm-6.2.4/... and .../site-packages/torch/lib/libamdhip64.so);
+/proc/PID/maps lists each mapped file by its real path (proc(5)).
+"""
+
+from __future__ import annotations
+
+from rocmdoctor.simnode.node import SimNode
+from rocmdoctor.simnode.nodes import healthy_mi300x
+from rocmdoctor.simnode.scenarios import Scenario, from_cases
+from rocmdoctor.simnode.scenarios.gpu_slow import occupy
+
+RUNBOOK = "wrong-results"
+TORCH_LIB = "/home/alice/venv/lib/python3.10/site-packages/torch/lib"
+WHEEL_LIBS = (f"{TORCH_LIB}/libamdhip64.so", f"{TORCH_LIB}/librocblas.so", f"{TORCH_LIB}/libMIOpen.so")
+SYSTEM_LIBS = ("/opt/rocm-6.2.4/lib/libamdhip64.so.6.2.60204", "/opt/rocm-6.2.4/lib/librocblas.so.4.2.60204")
+
+
+def one_rocm() -> SimNode:
+    """Every job maps only its wheel's ROCm libraries."""
+    node = occupy(healthy_mi300x(), libs=WHEEL_LIBS)
+    node.description = "8x MI300X busy, each job with one ROCm (its PyTorch wheel's)"
+    return node
+
+
+def two_hip_runtimes() -> SimNode:
+    """The job on GPU 0 maps the wheel's libamdhip64 and /opt/rocm-6.2.4's (an extension built against
+    the system ROCm, pytorch/pytorch#141014's layout)."""
+    return occupy(healthy_mi300x(), libs=WHEEL_LIBS + SYSTEM_LIBS[:1])
+
+
+def two_installs() -> SimNode:
+    """The job on GPU 0 runs the wheel's HIP runtime with /opt/rocm-6.2.4's rocBLAS."""
+    return occupy(healthy_mi300x(), libs=(WHEEL_LIBS[0], SYSTEM_LIBS[1]))
+
+
+def _override() -> SimNode:
+    from rocmdoctor.simnode.scenarios.real_causes_ops import gfx_override_mismatch
+
+    return occupy(gfx_override_mismatch())
+
+
+def _ecc() -> SimNode:
+    from rocmdoctor.simnode.scenarios.hardware import ecc_uncorrectable
+
+    return occupy(ecc_uncorrectable())
+
+
+SCENARIOS = from_cases([
+    ("wrong-two-hip-runtimes", "the job on GPU 0 maps two libamdhip64: its PyTorch wheel's and /opt/rocm-6.2.4's",
+     two_hip_runtimes, "libs", "mixed-rocm-libraries"),
+    ("wrong-two-rocm-installs", "the job on GPU 0 runs the wheel's HIP with /opt/rocm-6.2.4's rocBLAS",
+     two_installs, "libs", "mixed-rocm-libraries"),
+    ("wrong-gfx-override", "busy MI300X node with HSA_OVERRIDE_GFX_VERSION=10.3.0 in its environment",
+     _override, "override", "gfx-override-mismatch"),
+    ("wrong-ecc-uncorrectable", "busy node whose GPU 3 counted 2 uncorrectable HBM errors", _ecc,
+     "ecc", "memory-errors"),
+], (RUNBOOK,)) + [Scenario("wrong-one-rocm", "8x MI300X busy, each job with one ROCm (its PyTorch wheel's)",
+                           one_rocm, (RUNBOOK,), {"state": "pass", "step": None, "diagnosis": None, "vars": {}})]

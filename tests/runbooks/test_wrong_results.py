@@ -1,0 +1,56 @@
+"""wrong-results on its demo nodes (issue 42, the passive part): two copies of one ROCm library or
+libraries of two installs in a GPU process, a forced GFX target, memory errors; a busy node whose
+jobs each run one ROCm stays OK; the mapped libraries are read in the same single probe."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocmdoctor.engine.core import TriageRequest, triage_target
+from rocmdoctor.simnode.scenarios import SCENARIOS
+from rocmdoctor.status import ExitStatus, State
+from rocmdoctor.testing.triage_helpers import diagnoses, steps
+
+RB = "wrong-results"
+CAUSES = sorted(n for n, s in SCENARIOS.items() if RB in s.runbooks and s.expect.get("diagnosis"))
+EVIDENCE = {
+    "wrong-two-hip-runtimes": "/proc/51000/maps: /opt/rocm-6.2.4/lib/libamdhip64.so.6.2.60204",
+    "wrong-two-rocm-installs": "/proc/51000/maps: /opt/rocm-6.2.4/lib/librocblas.so.4.2.60204",
+    "wrong-gfx-override": "rocminfo: Marketing Name: AMD Instinct MI300X / Name: gfx1030 (8 GPUs); the product is gfx942",
+    "wrong-ecc-uncorrectable": "/sys/bus/pci/devices/0000:65:00.0/ras/umc_err_count: ue: 2 ce: 5",
+}
+
+
+def triage(name: str, **kw):  # type: ignore[no-untyped-def]
+    return triage_target(TriageRequest(target=f"demo:{name}", runbooks=(RB,), **kw))
+
+
+def test_every_passive_cause_has_a_demo() -> None:
+    assert {SCENARIOS[n].expect["diagnosis"] for n in CAUSES} == {"mixed-rocm-libraries", "gfx-override-mismatch",
+                                                                  "memory-errors"}
+    assert set(EVIDENCE) == set(CAUSES)
+
+
+@pytest.mark.parametrize("name", CAUSES)
+def test_each_cause_is_named_with_its_evidence(name: str) -> None:
+    expect = SCENARIOS[name].expect
+    report = triage(name)
+    step = steps(report)[expect["step"]]
+    assert step.state in (State.WARN, State.FAIL)
+    assert any(EVIDENCE[name] in e for e in step.check.evidence), step.check.evidence
+    assert list(diagnoses(report))[0] == expect["diagnosis"]
+
+
+def test_two_copies_of_one_library_is_critical_and_names_both_paths() -> None:
+    report = triage("wrong-two-hip-runtimes")
+    assert report.exit_status == ExitStatus.CRITICAL and report.round_trips == 1
+    msg = steps(report)["libs"].check.message
+    assert msg == ("PID 51000 (python3) maps libamdhip64 twice: /home/alice/venv/lib/python3.10/site-packages/torch/lib/"
+                   "libamdhip64.so, /opt/rocm-6.2.4/lib/libamdhip64.so.6.2.60204")
+
+
+def test_one_rocm_per_job_is_ok() -> None:
+    report = triage("wrong-one-rocm")
+    assert report.exit_status == ExitStatus.OK and diagnoses(report) == {}
+    assert steps(report)["libs"].check.message == ("8 GPU process(es), each with its ROCm libraries from one install "
+                                                   "(/home/alice/venv/lib/python3.10/site-packages/torch)")
