@@ -8,9 +8,14 @@ commands without sending them. The verification is the rollout gate after the re
 from __future__ import annotations
 
 import sys
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    from rocmdoctor.engine.triage import Approver
+    from rocmdoctor.fleet.inventory import HostSpec
+    from rocmdoctor.fleet.sweep_open import FleetOpener
 
 from rocmdoctor.cli.common import AcceptNewOpt, SSHConfigOpt
 
@@ -86,7 +91,9 @@ def _run(targets: List[str], baseline: str, attribute: str, dry_run: bool, yes: 
     return int(ExitStatus.CRITICAL if failed else ExitStatus.OK)
 
 
-def _one(spec, previous, opener, timeout, approve, baseline, dry_run) -> str:  # type: ignore[no-untyped-def]
+def _one(spec: "HostSpec", previous: str | None, opener: "FleetOpener", timeout: float, approve: "Approver",
+         baseline: str, dry_run: bool) -> str:
+    """Roll one host back; returns done, skip (already there) or fail."""
     from rocmdoctor.errors import RocmdoctorError
     from rocmdoctor.fleet.rollback import boot_probe, kernel_rollback, read_boot_facts
 

@@ -160,7 +160,7 @@ def _host_offences(host: str, before: dict[str, Any] | None, now: dict[str, Any]
     drift = tuple((k, fp0.get(k), fp1.get(k)) for k in sorted(set(fp0) | set(fp1))
                   if fp0.get(k) != fp1.get(k) and k in fp0 and k in fp1)
     out: list[Offence] = []
-    worse = _ORDER.get(s1, 1) > _ORDER.get(s0, 1) or (s0 == State.UNKNOWN and s1 == State.WARN)
+    worse = _ORDER.get(s1, 1) > _ORDER.get(s0, 1)      # unknown before and warn now counts as worse
     if worse:
         kind = {State.FAIL: "newly-failing", State.WARN: "newly-warning"}.get(s1, "unreadable")
         what = _finding(now) if s1 != State.UNKNOWN else "its checks could not be evaluated: " + _finding(now)
