@@ -137,11 +137,26 @@ class StepResult:
 
 
 @dataclass(frozen=True)
+class OpenCause:
+    """A cause the evidence could neither confirm nor rule out, and how to settle it on the node."""
+
+    diagnosis_id: str
+    step_id: str
+    settle: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_jsonable(self)
+
+
+@dataclass(frozen=True)
 class RunbookReport:
     runbook_id: str
     title: str
     steps: tuple[StepResult, ...]
     diagnoses: tuple[Diagnosis, ...]
+    #: when no diagnosis was made and steps could not be evaluated: the causes still open, in the
+    #: runbook's order, each with the command that settles it
+    open_causes: tuple["OpenCause", ...] = ()
 
     @property
     def state(self) -> State:

@@ -82,6 +82,9 @@ class DiagnosisDef:
     evidence_from: tuple[str, ...] = ()
     remediations: tuple[str, ...] = ()
     follow_up: tuple[str, ...] = ()
+    #: one read-only command that settles whether this cause holds, offered when the evidence
+    #: cannot decide (its step UNKNOWN); plain text, not a template
+    settle: str = ""
     line: int | None = None
 
 

@@ -28,7 +28,7 @@ RULE_KEYS = {"when", "state", "message", "evidence"}
 RUNBOOK_KEYS = {"id", "title", "summary", "description", "version", "vars", "steps", "diagnoses",
                 "remediations"}
 STEP_KEYS = {"id", "check", "title", "when"}
-DIAG_KEYS = {"id", "step", "when", "cause", "confidence", "evidence_from", "remediations", "follow_up"}
+DIAG_KEYS = {"id", "step", "when", "cause", "confidence", "evidence_from", "remediations", "follow_up", "settle"}
 REM_KEYS = {"id", "title", "command", "risk", "confirm", "sudo", "timeout", "verify", "rollback",
             "approval"}
 

@@ -92,7 +92,7 @@ def parse_runbook(data: Any, path: str, checks: dict[str, CheckDef]) -> RunbookD
         diagnoses.append(DiagnosisDef(
             id=did, step=step, when=when, cause=cause, confidence=confidence,
             evidence_from=evidence_from, remediations=rems,
-            follow_up=follow_up, line=d.line))
+            follow_up=follow_up, settle=ctx.string(d, "settle", "diagnosis", ""), line=d.line))
 
     return RunbookDef(
         id=rid, title=ctx.string(obj, "title", what), summary=ctx.string(obj, "summary", what, ""),

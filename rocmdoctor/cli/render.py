@@ -97,6 +97,12 @@ def _print_runbooks(console: "Console", runbooks: "tuple[RunbookReport, ...] | l
             console.print(f"    [dim]{State.UNKNOWN.symbol} {len(wanted)} piece{'s' if len(wanted) != 1 else ''} of evidence "
                           f"not in the bundle; on the node: {escape('; '.join(wanted[:6]))}"
                           f"{' ...' if len(wanted) > 6 else ''} (-v lists them)[/]")
+        if rb.open_causes:
+            console.print("    Not decided by this evidence; the causes still open, each with the command that settles it:")
+            for i, c in enumerate(rb.open_causes[:8], 1):
+                console.print(f"      {i}. {escape(c.diagnosis_id)}: [bold]{escape(c.settle)}[/]")
+            if len(rb.open_causes) > 8:
+                console.print(f"      ... {len(rb.open_causes) - 8} more in --format json")
 
 
 def _print_remediations(console: "Console", report: "TriageReport") -> None:

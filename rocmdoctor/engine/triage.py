@@ -223,6 +223,8 @@ def _evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
         if logs or any(m.runbook == rb.id for m in matches):
             report = fold_matches(report, matches, logs, host)
             on_event(StepFinished(host=host, step=report.steps[0]))
+        if not report.diagnoses:
+            report = _with_open_causes(rb, report)
         for d in report.diagnoses:
             on_event(DiagnosisMade(host=host, diagnosis=d))
         reports.append(report)
@@ -231,6 +233,18 @@ def _evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
                              for cid, r in cache.items()
                              if plan.checks[cid].remember and r.state not in (State.UNKNOWN, State.SKIPPED)})
     return reports
+
+
+def _with_open_causes(rb: Any, report: RunbookReport) -> RunbookReport:
+    """The causes whose deciding step could not be evaluated, in the runbook's order, with the one
+    command that settles each: what to run next instead of a bare UNKNOWN."""
+    from dataclasses import replace
+
+    from rocmdoctor.results import OpenCause
+
+    unknown = {s.step_id for s in report.steps if s.state == State.UNKNOWN}
+    open_ = tuple(OpenCause(d.id, d.step, d.settle) for d in rb.diagnoses if d.settle and d.step in unknown)
+    return replace(report, open_causes=open_) if open_ else report
 
 
 def proposed_plans(reports: list[RunbookReport] | tuple[RunbookReport, ...]) -> list[RemediationPlan]:

@@ -123,3 +123,28 @@ def test_a_ticket_s_rocm_smi_table_stands_in_for_sysfs(tmp_path) -> None:
     level = steps(report)["perflevel"]
     assert level.state == State.PASS and level.check.message.endswith("GPU(s) with their clock policy at auto")
     assert "manual" not in level.check.message
+
+
+def test_a_ticket_that_cannot_decide_lists_the_open_causes_with_their_settling_commands(tmp_path) -> None:
+    """A bundle holding only a job's timing (no node state): instead of a bare UNKNOWN, every cause the
+    runbook could not rule out, in the runbook's order, with the one command that settles it."""
+    import json
+
+    from rocmdoctor.cli.main import run
+
+    d = tmp_path / "ticket" / "files" / "ticket"
+    d.mkdir(parents=True)
+    (d / "job.log").write_text("step 100: 4.1 s/it\n")
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path / "ticket"), runbooks=(RB,),
+                                         vars={"log": "/ticket/job.log"}))
+    (rb,) = report.runbooks
+    assert rb.state == State.UNKNOWN and rb.diagnoses == ()
+    causes = [(c.diagnosis_id, c.settle) for c in rb.open_causes]
+    assert causes[0] == ("gpu-shared-with-other-process", "amd-smi process")
+    assert ("clocks-held-low", "amd-smi metric --clock --usage") in causes and len(causes) == 14   # iommu: skipped, no GPU count
+    assert run(["triage", "--from", str(tmp_path / "ticket"), "-r", RB, "--format", "json"]) == 3
+
+
+def test_a_decided_runbook_lists_no_open_causes() -> None:
+    report = triage("gpu-slow-shared")
+    assert report.runbooks[0].open_causes == ()
