@@ -137,7 +137,7 @@ def triage(
 # every call, which a Slurm health check pays on every node every few minutes).
 COMMAND_MODULES = {
     "runbooks": "rocmdoctor.cli.catalog", "checks": "rocmdoctor.cli.catalog", "demo": "rocmdoctor.cli.catalog",
-    "sweep": "rocmdoctor.cli.sweep", "rollback": "rocmdoctor.cli.rollback", "capture": "rocmdoctor.cli.capture", "explain": "rocmdoctor.cli.explain",
+    "sweep": "rocmdoctor.cli.sweep", "rollback": "rocmdoctor.cli.rollback", "validate": "rocmdoctor.cli.validate", "capture": "rocmdoctor.cli.capture", "explain": "rocmdoctor.cli.explain",
     "incidents": "rocmdoctor.cli.incident", "postmortem": "rocmdoctor.cli.incident", "tui": "rocmdoctor.cli.incident",
 }
 

@@ -1,0 +1,139 @@
+"""Active validation: run AMD's ROCm Validation Suite at a level and read its verdicts (issue 42).
+
+Passive triage reads what a node says; a GPU that computes wrong numbers or under-delivers says
+nothing. `validate` runs RVS's own predefined levels (`rvs -r N`: per-model configurations under
+conf/<MODEL>/levels/, tests/fixtures/outputs/rvs/SOURCES.md lists what each runs and for how long)
+rather than home-made kernels, with the thresholds RVS's configurations carry (gst's target
+GFLOPS per model). It loads every GPU, so it is treated like a remediation: refused while a
+process holds a GPU (unless forced, with the reason recorded), shown and approved before it runs,
+audit-logged, echoed under --dry-run, and stopped by a timeout.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from rocmdoctor.engine.triage import Approver
+from rocmdoctor.results import RemediationPlan
+from rocmdoctor.status import ExitStatus, State, exit_status_for
+from rocmdoctor.transports.base import Transport
+
+
+@dataclass(frozen=True)
+class Level:
+    rvs_level: int
+    budget_s: float          # the timeout that stops rvs
+    about: str
+    runs: str
+
+
+#: our level -> RVS's (its MI300X level files: level 1 there is package checks only)
+LEVELS: dict[int, Level] = {
+    1: Level(2, 900, "1-3 minutes",
+             "PCIe capability (peqt), HBM bandwidth basic (babel), XGMI and PCIe host-to-device bandwidth 20 s each (pbqt, pebb)"),
+    2: Level(3, 2400, "5-15 minutes",
+             "HBM bandwidth (babel), PCIe both ways and XGMI bidirectional 30 s each, GEMM fp8/fp16/bf16 against the model's "
+             "GFLOPS targets 10 s each (gst)"),
+    3: Level(4, 7200, "30-60 minutes",
+             "level 2 with the full HBM set, a 500-pass memory test (mem), fp32/fp64 GEMM and a 10-minute power stress (iet): burn-in"),
+}
+SEP = "@@rocmdoctor@@"
+
+
+@dataclass(frozen=True)
+class ValidateResult:
+    host: str
+    level: int
+    state: State
+    message: str
+    command: str = ""
+    forced: str = ""
+    busy_pids: tuple[int, ...] = ()
+    evidence: tuple[str, ...] = ()
+    actions: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    duration_s: float = 0.0
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return exit_status_for(self.state)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"host": self.host, "level": self.level, "rvs_level": LEVELS[self.level].rvs_level,
+                "state": self.state.value, "exit_status": int(self.exit_status), "message": self.message,
+                "command": self.command, "forced": self.forced, "busy_pids": list(self.busy_pids),
+                "evidence": list(self.evidence), "actions": list(self.actions), "duration_s": round(self.duration_s, 1)}
+
+
+def preflight_command(root: str = "") -> str:
+    """One read-only command: the processes holding a GPU (KFD's list) and where rvs is."""
+    r = shlex.quote(root)
+    return (f"r={r}; ls \"$r/sys/class/kfd/kfd/proc\" 2>/dev/null; echo {SEP}; "
+            "command -v rvs 2>/dev/null || { [ -x /opt/rocm/bin/rvs ] && echo /opt/rocm/bin/rvs; }; true")
+
+
+def read_preflight(stdout: str) -> tuple[tuple[int, ...], str]:
+    pids_text, _, tool = stdout.partition(SEP)
+    pids = tuple(sorted(int(p) for p in pids_text.split() if p.isdigit()))
+    return pids, tool.strip().splitlines()[0] if tool.strip() else ""
+
+
+def plan(level: int, rvs: str) -> RemediationPlan:
+    lv = LEVELS[level]
+    return RemediationPlan(runbook_id="validate", remediation_id=f"level-{level}",
+                           title=f"Validate the GPUs, level {level} (RVS level {lv.rvs_level}, {lv.about}): {lv.runs}",
+                           command=f"{shlex.quote(rvs)} -r {lv.rvs_level}", risk="medium", confirm="yes",
+                           verify_check=None, rollback="", timeout=lv.budget_s, sudo=False)
+
+
+def judge(stdout: str) -> tuple[State, str, tuple[str, ...], tuple[dict[str, Any], ...]]:
+    from rocmdoctor.parsers.rvs import parse_rvs_output
+
+    out = parse_rvs_output(stdout)
+    failed = [v for v in out["verdicts"] if not v["passed"]] + [a for a in out["actions"] if not a["passed"]]
+    actions = tuple({"action": a["action"], "module": a["module"], "passed": a["passed"]} for a in out["actions"])
+    if failed:
+        gpus = sorted({v["gpu"] for v in out["verdicts"] if not v["passed"] and v["gpu"]})
+        names = sorted({f["action"] for f in failed if f.get("action")})
+        return (State.FAIL, f"RVS failed {', '.join(names) or 'a test'}" + (f" on GPU id(s) {', '.join(gpus)}" if gpus else ""),
+                tuple(f["line"] for f in failed[:12]), actions)
+    if out["verdicts"] or out["actions"]:
+        return (State.PASS, f"RVS passed {len(out['actions']) or len(out['verdicts'])} "
+                            f"{'action(s)' if out['actions'] else 'GPU verdict(s)'}",
+                tuple(a["line"] for a in out["actions"][:12]) or tuple(v["line"] for v in out["verdicts"][:12]), actions)
+    return State.UNKNOWN, "RVS printed no result (no pass/met verdict, no summary)", (), ()
+
+
+def run_validate(t: Transport, level: int, approve: Approver, *, force: str = "") -> ValidateResult:
+    host = t.host
+    pre = t.run(preflight_command(t.root), timeout=30, mutating=False, audit_note="validate: preflight")
+    pids, rvs = read_preflight(pre.stdout)
+    if not rvs:
+        return ValidateResult(host, level, State.UNKNOWN, "rvs (ROCm Validation Suite) is not installed: install the "
+                              "rocm-validation-suite package (apt/dnf install rocm-validation-suite), then rerun")
+    if pids and not force:
+        return ValidateResult(host, level, State.UNKNOWN,
+                              f"refused: {len(pids)} process(es) hold a GPU (PID {', '.join(map(str, pids[:8]))}); "
+                              "drain the node first, or --force REASON", busy_pids=pids)
+    p = plan(level, rvs)
+    if t.dry_run:
+        t.run(p.command, timeout=p.timeout, mutating=True, audit_note=f"validate level {level} (dry run)")
+        return ValidateResult(host, level, State.SKIPPED, f"dry run: would run `{p.command}` ({LEVELS[level].about})",
+                              command=p.command, forced=force, busy_pids=pids)
+    decision = approve(p, host)
+    if not decision.approved:
+        return ValidateResult(host, level, State.UNKNOWN, f"not run: {decision.reason}", command=p.command)
+    note = f"validate level {level} approved by {decision.by}" + (f"; forced over PID(s) {list(pids)}: {force}" if pids else "")
+    start = time.monotonic()
+    res = t.run(p.command, timeout=p.timeout, mutating=True, audit_note=note)
+    took = time.monotonic() - start
+    if res.timed_out:
+        return ValidateResult(host, level, State.UNKNOWN, f"rvs did not finish within {p.timeout:.0f} s and was stopped",
+                              command=p.command, forced=force, duration_s=took)
+    state, message, evidence, actions = judge(res.stdout)
+    if state == State.UNKNOWN and res.exit_status:
+        tail = (res.stderr or res.stdout).strip().splitlines()[-1:] or ["no output"]
+        message = f"rvs exited {res.exit_status} without a result: {tail[0]}"
+    return ValidateResult(host, level, state, message, p.command, force, pids, evidence, actions, took)

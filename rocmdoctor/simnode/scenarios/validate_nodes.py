@@ -1,0 +1,60 @@
+"""Simulated nodes for `rocmdoctor validate`: an `rvs` stub printing real RVS output (RVS's user
+guide examples, simnode/formats/rvs/SOURCES.md) for the levels validate runs.
+
+- validate-rvs-pass: `rvs -r N` prints the pcie_h2d_bandwidth run of 8x MI355X, summary PASS;
+- validate-rvs-fail: it prints SMQT's failing example (three GPUs `pass: false`, BAR5 size 0);
+- validate-busy: the passing node with one job per GPU (refused without --force);
+- validate-no-rvs: a healthy node without RVS installed.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from rocmdoctor.simnode.node import SimNode
+from rocmdoctor.simnode.nodes import healthy_mi300x
+from rocmdoctor.simnode.scenarios import Scenario
+
+RVS_STUB = r"""
+case "$*" in
+'-r 2'|'-r 3'|'-r 4') cat "$R/.sim/rvs/out.txt"; exit 0 ;;
+*) echo "rvs: unrecognized arguments: $*" >&2; exit 1 ;;
+esac
+"""
+
+
+def _output(name: str) -> str:
+    return resources.files("rocmdoctor.simnode.formats").joinpath(f"rvs/{name}").read_text(encoding="utf-8")
+
+
+def with_rvs(node: SimNode, output: str) -> SimNode:
+    node.file("/.sim/rvs/out.txt", _output(output))
+    return node.stub("rvs", RVS_STUB)
+
+
+def rvs_pass() -> SimNode:
+    return with_rvs(healthy_mi300x(), "pebb-pass.txt")
+
+
+def rvs_fail() -> SimNode:
+    return with_rvs(healthy_mi300x(), "smqt-fail.txt")
+
+
+def busy() -> SimNode:
+    from rocmdoctor.simnode.scenarios.gpu_slow import occupy
+
+    return occupy(rvs_pass())
+
+
+def no_rvs() -> SimNode:
+    return healthy_mi300x().remove_tool("rvs")
+
+
+_OK = {"state": "pass", "step": None, "diagnosis": None, "vars": {}}
+SCENARIOS = [
+    Scenario("validate-rvs-pass", "healthy node with RVS: `rvs -r N` passes (RVS user guide's pcie_h2d_bandwidth run)",
+             rvs_pass, (), _OK),
+    Scenario("validate-rvs-fail", "RVS fails three GPUs (SMQT: BAR5 size 0), as RVS's own example shows", rvs_fail, (), _OK),
+    Scenario("validate-busy", "RVS installed, one job per GPU: validate refuses without --force", busy, (), _OK),
+    Scenario("validate-no-rvs", "healthy node without the ROCm Validation Suite", no_rvs, (), _OK),
+]

@@ -1,0 +1,90 @@
+"""`rocmdoctor validate` (issue 42, first part): RVS's own levels run on a simulated node whose `rvs`
+prints RVS's real output (its user guide's examples); pass and fail judged with the deciding lines,
+a busy node refused unless forced (the reason audited), a missing RVS named, --dry-run sends
+nothing, a declined approval runs nothing, a hung rvs is stopped by its timeout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rocmdoctor.engine.triage import Decision
+from rocmdoctor.engine.validate import LEVELS, Level, run_validate
+from rocmdoctor.parsers.rvs import parse_rvs_output
+from rocmdoctor.simnode.node import sim_transport
+from rocmdoctor.simnode.scenarios import validate_nodes
+from rocmdoctor.status import State
+from rocmdoctor.transports.audit import AuditLog
+
+RVS = Path(__file__).resolve().parent / "fixtures" / "outputs" / "rvs"
+YES = lambda p, h: Decision(True, "tester")  # noqa: E731
+
+
+def _t(node, tmp_path, **kw):  # type: ignore[no-untyped-def]
+    return sim_transport(node.materialize(tmp_path / "n"), audit=AuditLog(tmp_path / "audit.log"), **kw)
+
+
+def test_every_rvs_example_parses_and_only_the_failing_one_fails() -> None:
+    for f in sorted(RVS.glob("doc-*.txt")):
+        out = parse_rvs_output(f.read_text())
+        failed = [v for v in out["verdicts"] if not v["passed"]] + [a for a in out["actions"] if not a["passed"]]
+        assert (out["verdicts"] or out["actions"]), f.name
+        assert bool(failed) == ("fail" in f.name), f.name
+    gst = parse_rvs_output((RVS / "doc-ug1main-mi355x-gst.txt").read_text())
+    assert gst["verdicts"][0]["gpu"] == "42583" and gst["verdicts"][0]["passed"]
+
+
+def test_a_passing_and_a_failing_node(tmp_path) -> None:
+    with _t(validate_nodes.rvs_pass(), tmp_path / "a") as t:
+        ok = run_validate(t, 1, YES)
+    assert ok.state == State.PASS and ok.command.endswith("rvs -r 2")
+    assert ok.evidence == ("| pcie_h2d_bandwidth               | PEBB           | PASS            |",)
+    with _t(validate_nodes.rvs_fail(), tmp_path / "b") as t:
+        bad = run_validate(t, 2, YES)
+    assert bad.state == State.FAIL and bad.command.endswith("rvs -r 3")
+    assert bad.message == "RVS failed action_1 on GPU id(s) 3254, 33367, 50599"
+    assert bad.evidence[0] == "[RESULT] [257936.568920] [action_1]  smqt 3254 pass: false"
+
+
+def test_a_busy_node_is_refused_unless_forced_and_the_reason_is_audited(tmp_path) -> None:
+    with _t(validate_nodes.busy(), tmp_path) as t:
+        refused = run_validate(t, 1, YES)
+        assert refused.state == State.UNKNOWN and refused.message.startswith("refused: 8 process(es) hold a GPU (PID 51000")
+        forced = run_validate(t, 1, YES, force="RMA evidence, owner agreed")
+    assert forced.state == State.PASS and forced.busy_pids[0] == 51000
+    records = [json.loads(line) for line in (tmp_path / "audit.log").read_text().splitlines()]
+    assert "forced over PID(s) [51000" in records[-1]["note"] and "RMA evidence, owner agreed" in records[-1]["note"]
+
+
+def test_missing_rvs_dry_run_and_declined(tmp_path) -> None:
+    with _t(validate_nodes.no_rvs(), tmp_path / "a") as t:
+        missing = run_validate(t, 1, YES)
+    assert missing.state == State.UNKNOWN and "install the rocm-validation-suite package" in missing.message
+    with _t(validate_nodes.rvs_pass(), tmp_path / "b", dry_run=True) as t:
+        dry = run_validate(t, 3, YES)
+    assert dry.state == State.SKIPPED and "would run" in dry.message and dry.command.endswith("rvs -r 4")
+    records = [json.loads(line) for line in (tmp_path / "b" / "audit.log").read_text().splitlines()]
+    assert [r.get("dry_run", False) for r in records] == [False, True]      # the preflight read, the echoed run
+    with _t(validate_nodes.rvs_pass(), tmp_path / "c") as t:
+        declined = run_validate(t, 1, lambda p, h: Decision(False, "tester", "declined"))
+    assert declined.state == State.UNKNOWN and declined.message == "not run: declined"
+
+
+def test_a_hung_rvs_is_stopped_by_its_timeout(tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(LEVELS, 1, Level(2, 1.0, "a second", "a stub that hangs"))
+    node = validate_nodes.rvs_pass().stub("rvs", "sleep 30\n")
+    with _t(node, tmp_path) as t:
+        hung = run_validate(t, 1, YES)
+    assert hung.state == State.UNKNOWN and hung.message == "rvs did not finish within 1 s and was stopped"
+
+
+@pytest.mark.parametrize("demo, status", [("validate-rvs-pass", 0), ("validate-rvs-fail", 2), ("validate-busy", 3),
+                                          ("validate-no-rvs", 3)])
+def test_cli_exit_statuses(demo: str, status: int, capsys) -> None:
+    from rocmdoctor.cli.main import run
+
+    assert run(["validate", f"demo:{demo}", "--level", "1", "--yes", "--format", "json"]) == status
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["level"] == 1 and doc["rvs_level"] == 2 and doc["exit_status"] == status
