@@ -44,7 +44,8 @@ def test_a_passing_and_a_failing_node(tmp_path) -> None:
     with _t(validate_nodes.rvs_fail(), tmp_path / "b") as t:
         bad = run_validate(t, 2, YES)
     assert bad.state == State.FAIL and bad.command.endswith("rvs -r 3")
-    assert bad.message == "RVS failed action_1 on GPU id(s) 3254, 33367, 50599"
+    assert bad.message == ("RVS failed action_1 on GPU id(s) 3254, 33367, 50599; "
+                           "TransferBench not installed: per-link bandwidth not measured")
     assert bad.evidence[0] == "[RESULT] [257936.568920] [action_1]  smqt 3254 pass: false"
 
 
@@ -80,8 +81,20 @@ def test_a_hung_rvs_is_stopped_by_its_timeout(tmp_path, monkeypatch) -> None:
     assert hung.state == State.UNKNOWN and hung.message == "rvs did not finish within 1 s and was stopped"
 
 
+def test_one_slow_link_is_named_against_the_node_s_own_links(tmp_path) -> None:
+    """TransferBench p2p of a real 8x MI350X node: GPU 07 -> GPU 01 at 46.66 GB/s, the other 55 links ~57.5."""
+    with _t(validate_nodes.slow_link(), tmp_path) as t:
+        r = run_validate(t, 1, YES)
+    assert r.state == State.WARN and r.command.endswith("TransferBench p2p")
+    assert r.message.endswith("slow GPU-to-GPU link(s): GPU 07 -> GPU 01 46.66 GB/s (81% of the median 57.50)")
+    assert r.evidence[-1].startswith("  GPU 07  ->     55.43")
+    from rocmdoctor.engine.validate import judge_links
+
+    assert judge_links("no matrix here")[0] == State.UNKNOWN
+
+
 @pytest.mark.parametrize("demo, status", [("validate-rvs-pass", 0), ("validate-rvs-fail", 2), ("validate-busy", 3),
-                                          ("validate-no-rvs", 3)])
+                                          ("validate-no-rvs", 3), ("validate-slow-link", 1)])
 def test_cli_exit_statuses(demo: str, status: int, capsys) -> None:
     from rocmdoctor.cli.main import run
 

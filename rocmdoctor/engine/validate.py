@@ -67,25 +67,68 @@ class ValidateResult:
                 "evidence": list(self.evidence), "actions": list(self.actions), "duration_s": round(self.duration_s, 1)}
 
 
+#: a GPU-to-GPU link under this share of the median of its node's links is slow (WARN), under
+#: SLOW_FAIL broken (FAIL): relative to the node's own links, no bandwidth figure is hard-coded
+SLOW_WARN, SLOW_FAIL = 0.85, 0.5
+TB_BUDGET_S = 600.0
+TB_MARK = "@@rocmdoctor-transferbench@@"
+
+
+def _which(tool: str) -> str:
+    return f"command -v {tool} 2>/dev/null || {{ [ -x /opt/rocm/bin/{tool} ] && echo /opt/rocm/bin/{tool}; }}; echo"
+
+
 def preflight_command(root: str = "") -> str:
-    """One read-only command: the processes holding a GPU (KFD's list) and where rvs is."""
+    """One read-only command: the processes holding a GPU (KFD's list), where rvs and TransferBench are."""
     r = shlex.quote(root)
-    return (f"r={r}; ls \"$r/sys/class/kfd/kfd/proc\" 2>/dev/null; echo {SEP}; "
-            "command -v rvs 2>/dev/null || { [ -x /opt/rocm/bin/rvs ] && echo /opt/rocm/bin/rvs; }; true")
+    return (f"r={r}; ls \"$r/sys/class/kfd/kfd/proc\" 2>/dev/null; echo {SEP}; {_which('rvs')}; echo {SEP}; "
+            f"{_which('TransferBench')}; true")
 
 
-def read_preflight(stdout: str) -> tuple[tuple[int, ...], str]:
-    pids_text, _, tool = stdout.partition(SEP)
-    pids = tuple(sorted(int(p) for p in pids_text.split() if p.isdigit()))
-    return pids, tool.strip().splitlines()[0] if tool.strip() else ""
+def read_preflight(stdout: str) -> tuple[tuple[int, ...], str, str]:
+    parts = (stdout.split(SEP) + ["", ""])[:3]
+    pids = tuple(sorted(int(p) for p in parts[0].split() if p.isdigit()))
+
+    def first(text: str) -> str:
+        lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+        return lines[0].strip() if lines else ""
+    return pids, first(parts[1]), first(parts[2])
 
 
-def plan(level: int, rvs: str) -> RemediationPlan:
+def plan(level: int, rvs: str, transferbench: str = "") -> RemediationPlan:
     lv = LEVELS[level]
+    command = f"{shlex.quote(rvs)} -r {lv.rvs_level}"
+    runs = lv.runs
+    if transferbench and level <= 2:
+        command += f"; echo {TB_MARK}; {shlex.quote(transferbench)} p2p"
+        runs += "; then TransferBench p2p (copy bandwidth of every GPU pair)"
     return RemediationPlan(runbook_id="validate", remediation_id=f"level-{level}",
-                           title=f"Validate the GPUs, level {level} (RVS level {lv.rvs_level}, {lv.about}): {lv.runs}",
-                           command=f"{shlex.quote(rvs)} -r {lv.rvs_level}", risk="medium", confirm="yes",
-                           verify_check=None, rollback="", timeout=lv.budget_s, sudo=False)
+                           title=f"Validate the GPUs, level {level} (RVS level {lv.rvs_level}, {lv.about}): {runs}",
+                           command=command, risk="medium", confirm="yes", verify_check=None, rollback="",
+                           timeout=lv.budget_s + (TB_BUDGET_S if TB_MARK in command else 0), sudo=False)
+
+
+def judge_links(stdout: str) -> tuple[State, str, tuple[str, ...]]:
+    """TransferBench p2p: GPU-to-GPU links far under the median of the node's own links."""
+    import statistics
+
+    from rocmdoctor.parsers import ParseError
+    from rocmdoctor.parsers.transferbench import parse_transferbench_p2p
+
+    try:
+        links = [x for x in parse_transferbench_p2p(stdout)["links"] if x["src"].startswith("GPU") and x["dst"].startswith("GPU")]
+    except ParseError as exc:
+        return State.UNKNOWN, f"TransferBench p2p: {exc}", ()
+    if len(links) < 2:
+        return State.SKIPPED, "TransferBench p2p: fewer than two GPUs", ()
+    median = statistics.median(x["gbps"] for x in links)
+    slow = sorted((x for x in links if x["gbps"] < SLOW_WARN * median), key=lambda x: x["gbps"])
+    if not slow:
+        return State.PASS, f"{len(links)} GPU-to-GPU links within {int(SLOW_WARN * 100)} % of their median {median:.2f} GB/s", ()
+    state = State.FAIL if slow[0]["gbps"] < SLOW_FAIL * median else State.WARN
+    text = "; ".join(f"{x['src']} -> {x['dst']} {x['gbps']:.2f} GB/s ({x['gbps'] / median:.0%} of the median {median:.2f})"
+                     for x in slow[:4])
+    return state, f"slow GPU-to-GPU link(s): {text}", tuple(x["line"] for x in slow[:4])
 
 
 def judge(stdout: str) -> tuple[State, str, tuple[str, ...], tuple[dict[str, Any], ...]]:
@@ -109,7 +152,7 @@ def judge(stdout: str) -> tuple[State, str, tuple[str, ...], tuple[dict[str, Any
 def run_validate(t: Transport, level: int, approve: Approver, *, force: str = "") -> ValidateResult:
     host = t.host
     pre = t.run(preflight_command(t.root), timeout=30, mutating=False, audit_note="validate: preflight")
-    pids, rvs = read_preflight(pre.stdout)
+    pids, rvs, transferbench = read_preflight(pre.stdout)
     if not rvs:
         return ValidateResult(host, level, State.UNKNOWN, "rvs (ROCm Validation Suite) is not installed: install the "
                               "rocm-validation-suite package (apt/dnf install rocm-validation-suite), then rerun")
@@ -117,7 +160,7 @@ def run_validate(t: Transport, level: int, approve: Approver, *, force: str = ""
         return ValidateResult(host, level, State.UNKNOWN,
                               f"refused: {len(pids)} process(es) hold a GPU (PID {', '.join(map(str, pids[:8]))}); "
                               "drain the node first, or --force REASON", busy_pids=pids)
-    p = plan(level, rvs)
+    p = plan(level, rvs, transferbench)
     if t.dry_run:
         t.run(p.command, timeout=p.timeout, mutating=True, audit_note=f"validate level {level} (dry run)")
         return ValidateResult(host, level, State.SKIPPED, f"dry run: would run `{p.command}` ({LEVELS[level].about})",
@@ -132,8 +175,16 @@ def run_validate(t: Transport, level: int, approve: Approver, *, force: str = ""
     if res.timed_out:
         return ValidateResult(host, level, State.UNKNOWN, f"rvs did not finish within {p.timeout:.0f} s and was stopped",
                               command=p.command, forced=force, duration_s=took)
-    state, message, evidence, actions = judge(res.stdout)
-    if state == State.UNKNOWN and res.exit_status:
+    rvs_out, marked, tb_out = res.stdout.partition(TB_MARK)
+    state, message, evidence, actions = judge(rvs_out)
+    if state == State.UNKNOWN and res.exit_status and not marked:
         tail = (res.stderr or res.stdout).strip().splitlines()[-1:] or ["no output"]
         message = f"rvs exited {res.exit_status} without a result: {tail[0]}"
+    if marked:
+        tb_state, tb_message, tb_evidence = judge_links(tb_out)
+        if tb_state.severity > state.severity:
+            state = tb_state
+        message, evidence = f"{message}; {tb_message}", evidence + tb_evidence
+    elif level <= 2:
+        message += "; TransferBench not installed: per-link bandwidth not measured"
     return ValidateResult(host, level, state, message, p.command, force, pids, evidence, actions, took)

@@ -103,3 +103,15 @@ def test_the_probe_reads_every_runtime_flag_the_data_names() -> None:
     for f in load_data("runtime_flags")["flags"]:
         if "clr" in f["source"]:
             assert f", {f['name']}," in clr, f["name"]
+
+
+def test_transferbench_p2p_matrix() -> None:
+    from rocmdoctor.parsers.transferbench import parse_transferbench_p2p
+
+    links = parse_transferbench_p2p(_text("transferbench/tb-1.62-mi350x-p2p.txt"))["links"]
+    gpu = [x for x in links if x["src"].startswith("GPU") and x["dst"].startswith("GPU")]
+    assert len(gpu) == 56
+    slowest = min(gpu, key=lambda x: x["gbps"])
+    assert (slowest["src"], slowest["dst"], slowest["gbps"]) == ("GPU 07", "GPU 01", 46.66)
+    with pytest.raises(ParseError):
+        parse_transferbench_p2p(_text("transferbench/tb-1.62-mi350x-a2a.txt"))

@@ -3,6 +3,7 @@ guide examples, simnode/formats/rvs/SOURCES.md) for the levels validate runs.
 
 - validate-rvs-pass: `rvs -r N` prints the pcie_h2d_bandwidth run of 8x MI355X, summary PASS;
 - validate-rvs-fail: it prints SMQT's failing example (three GPUs `pass: false`, BAR5 size 0);
+- validate-slow-link: RVS passes, TransferBench p2p (a real MI350X run) has one slow link;
 - validate-busy: the passing node with one job per GPU (refused without --force);
 - validate-no-rvs: a healthy node without RVS installed.
 """
@@ -24,7 +25,7 @@ esac
 
 
 def _output(name: str) -> str:
-    return resources.files("rocmdoctor.simnode.formats").joinpath(f"rvs/{name}").read_text(encoding="utf-8")
+    return resources.files("rocmdoctor.simnode.formats").joinpath(f"validation/{name}").read_text(encoding="utf-8")
 
 
 def with_rvs(node: SimNode, output: str) -> SimNode:
@@ -38,6 +39,19 @@ def rvs_pass() -> SimNode:
 
 def rvs_fail() -> SimNode:
     return with_rvs(healthy_mi300x(), "smqt-fail.txt")
+
+
+TB_STUB = r"""
+[ "$*" = p2p ] || { echo "TransferBench: unknown preset $*" >&2; exit 1; }
+cat "$R/.sim/transferbench/p2p.txt"
+"""
+
+
+def slow_link() -> SimNode:
+    """RVS passes; TransferBench p2p shows GPU 07 -> GPU 01 at 46.66 of ~57.5 GB/s (a real MI350X run)."""
+    node = rvs_pass()
+    node.file("/.sim/transferbench/p2p.txt", _output("transferbench-p2p-slow-link.txt"))
+    return node.stub("TransferBench", TB_STUB)
 
 
 def busy() -> SimNode:
@@ -55,6 +69,8 @@ SCENARIOS = [
     Scenario("validate-rvs-pass", "healthy node with RVS: `rvs -r N` passes (RVS user guide's pcie_h2d_bandwidth run)",
              rvs_pass, (), _OK),
     Scenario("validate-rvs-fail", "RVS fails three GPUs (SMQT: BAR5 size 0), as RVS's own example shows", rvs_fail, (), _OK),
+    Scenario("validate-slow-link", "RVS passes; TransferBench p2p: GPU 07 -> GPU 01 at 46.66 of ~57.5 GB/s (a real MI350X run)",
+             slow_link, (), _OK),
     Scenario("validate-busy", "RVS installed, one job per GPU: validate refuses without --force", busy, (), _OK),
     Scenario("validate-no-rvs", "healthy node without the ROCm Validation Suite", no_rvs, (), _OK),
 ]
