@@ -101,3 +101,15 @@ def test_cli_exit_statuses(demo: str, status: int, capsys) -> None:
     assert run(["validate", f"demo:{demo}", "--level", "1", "--yes", "--format", "json"]) == status
     doc = json.loads(capsys.readouterr().out)
     assert doc["level"] == 1 and doc["rvs_level"] == 2 and doc["exit_status"] == status
+
+
+def test_the_run_and_its_verdict_go_to_the_incident_journal(tmp_path) -> None:
+    from rocmdoctor.cli.main import run
+    from rocmdoctor.incident.journal import load_all
+
+    assert run(["validate", "demo:validate-slow-link", "--level", "1", "--yes", "--incidents-dir", str(tmp_path)]) == 1
+    (incident,) = list(load_all(tmp_path))
+    kinds = [e.kind for e in incident.events]
+    assert kinds == ["remediation_decided", "remediation_ran", "note"]
+    assert incident.header.front_end == "validate" and incident.header.command.endswith("--level=1")
+    assert "WARN: RVS passed 1 action(s); slow GPU-to-GPU link(s): GPU 07 -> GPU 01 46.66 GB/s" in incident.events[-1].text

@@ -22,6 +22,7 @@ def validate(
     ssh_config: Optional[str] = SSHConfigOpt,
     accept_new_host_keys: bool = AcceptNewOpt,
     audit_log: Optional[str] = typer.Option(None, "--audit-log", help="Audit log file (default $ROCMDOCTOR_AUDIT_LOG or the state dir)."),
+    incidents_dir: Optional[str] = typer.Option(None, "--incidents-dir", help="Where the incident journal goes (as for triage)."),
 ) -> None:
     """Run the ROCm Validation Suite's level on a drained node and judge its results (exit 0 pass, 2 fail, 3 not run).
 
@@ -45,8 +46,16 @@ def validate(
 
         opts = TargetOptions(dry_run=dry_run, sudo=sudo, ssh_config=ssh_config,
                              accept_new_host_keys=accept_new_host_keys, audit_log=audit_log)
-        with open_target(target, opts) as t:
-            result = run_validate(t, level, prompt_approver(auto_approve=yes), force=(force or "").strip())
+        import shlex
+
+        from rocmdoctor.incident.journal import incident_footer, open_incident
+
+        argv = ["rocmdoctor", "validate", target, f"--level={level}", *(["--dry-run"] if dry_run else []),
+                *([f"--force={force}"] if force else [])]
+        with open_incident(target, front_end="validate", command=shlex.join(argv), base=incidents_dir) as journal:
+            with open_target(target, opts) as t:
+                result = run_validate(t, level, prompt_approver(auto_approve=yes), force=(force or "").strip(),
+                                      on_event=journal)
         if fmt == "json":
             print(json.dumps(result.to_dict(), indent=2))
         else:
@@ -58,6 +67,9 @@ def validate(
                 print(f"    └ {line}")
             if result.state.value == "skipped":
                 print(f"  runs: {lv.runs}")
+            footer = incident_footer(journal)
+            if footer:
+                print(f"\n{footer}")
     raise typer.Exit(int(result.exit_status) if result.state.value != "skipped" else 0)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import shlex
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from rocmdoctor.engine.triage import Approver
 from rocmdoctor.results import RemediationPlan
@@ -149,7 +149,23 @@ def judge(stdout: str) -> tuple[State, str, tuple[str, ...], tuple[dict[str, Any
     return State.UNKNOWN, "RVS printed no result (no pass/met verdict, no summary)", (), ()
 
 
-def run_validate(t: Transport, level: int, approve: Approver, *, force: str = "") -> ValidateResult:
+def run_validate(t: Transport, level: int, approve: Approver, *, force: str = "",
+                 on_event: Callable[[Any], None] | None = None) -> ValidateResult:
+    """Preflight, plan, approval, run, verdict; every decision and run goes to `on_event` (the incident
+    journal), the verdict as a note the postmortem quotes."""
+    from rocmdoctor.engine.events import NoteAdded
+
+    emit = on_event or (lambda e: None)
+    result = _run_validate(t, level, approve, force, emit)
+    lines = [f"validate level {level} on {result.host}: {result.state.value.upper()}: {result.message}",
+             *(f"  {e}" for e in result.evidence)]
+    emit(NoteAdded(host=result.host, text="\n".join(lines), author="rocmdoctor validate"))
+    return result
+
+
+def _run_validate(t: Transport, level: int, approve: Approver, force: str, emit: Callable[[Any], None]) -> ValidateResult:
+    from rocmdoctor.engine.events import RemediationDecided, RemediationRan
+
     host = t.host
     pre = t.run(preflight_command(t.root), timeout=30, mutating=False, audit_note="validate: preflight")
     pids, rvs, transferbench = read_preflight(pre.stdout)
@@ -166,12 +182,14 @@ def run_validate(t: Transport, level: int, approve: Approver, *, force: str = ""
         return ValidateResult(host, level, State.SKIPPED, f"dry run: would run `{p.command}` ({LEVELS[level].about})",
                               command=p.command, forced=force, busy_pids=pids)
     decision = approve(p, host)
+    emit(RemediationDecided(host=host, plan=p, approved=decision.approved, by=decision.by, reason=decision.reason))
     if not decision.approved:
         return ValidateResult(host, level, State.UNKNOWN, f"not run: {decision.reason}", command=p.command)
     note = f"validate level {level} approved by {decision.by}" + (f"; forced over PID(s) {list(pids)}: {force}" if pids else "")
     start = time.monotonic()
     res = t.run(p.command, timeout=p.timeout, mutating=True, audit_note=note)
     took = time.monotonic() - start
+    emit(RemediationRan(host=host, plan=p, result=res))
     if res.timed_out:
         return ValidateResult(host, level, State.UNKNOWN, f"rvs did not finish within {p.timeout:.0f} s and was stopped",
                               command=p.command, forced=force, duration_s=took)
