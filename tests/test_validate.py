@@ -113,3 +113,15 @@ def test_the_run_and_its_verdict_go_to_the_incident_journal(tmp_path) -> None:
     assert kinds == ["remediation_decided", "remediation_ran", "note"]
     assert incident.header.front_end == "validate" and incident.header.command.endswith("--level=1")
     assert "WARN: RVS passed 1 action(s); slow GPU-to-GPU link(s): GPU 07 -> GPU 01 46.66 GB/s" in incident.events[-1].text
+
+
+def test_a_host_list_is_validated_one_host_after_the_other(capsys) -> None:
+    from rocmdoctor.cli.main import run
+
+    argv = ["validate", "demo:validate-rvs-pass", "demo:validate-slow-link", "demo:validate-busy", "--level", "1", "--yes"]
+    assert run([*argv, "--format", "json"]) == 1          # worst first: warn outranks unknown (as for sweeps)
+    doc = json.loads(capsys.readouterr().out)
+    assert [(h["host"], h["state"]) for h in doc["hosts"]] == [
+        ("demo:validate-rvs-pass", "pass"), ("demo:validate-slow-link", "warn"), ("demo:validate-busy", "unknown")]
+    assert run(argv) == 1
+    assert "3 host(s): 1 warn, 1 unknown, 1 pass" in capsys.readouterr().out

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
-import sys
-from typing import Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    from rocmdoctor.engine.validate import Level, ValidateResult
 
 from rocmdoctor.cli.common import AcceptNewOpt, SSHConfigOpt
 
 
 def validate(
-    target: str = typer.Argument(..., help="local, demo:NAME, or an SSH host / ssh_config alias."),
+    targets: List[str] = typer.Argument(..., help="Hosts: local, demo:NAME, SSH hosts, hostlist expressions, @FILE (as for sweep); one at a time."),
     level: int = typer.Option(1, "--level", "-l", min=1, max=3, help="1 (minutes: bandwidth, HBM basic), 2 (GEMM with targets), 3 (burn-in)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would run and for how long; run nothing on the GPUs."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve the run without asking (it loads every GPU)."),
@@ -31,7 +33,11 @@ def validate(
       rocmdoctor validate node042 --level 1 --dry-run
 
       rocmdoctor validate node042 --level 2 --yes
+
+      rocmdoctor validate 'gpu[001-016]' --level 1 --yes --format json    (drained nodes, one after the other)
     """
+    from pathlib import Path
+
     from rocmdoctor.cli.common import handle_errors
     from rocmdoctor.errors import RocmdoctorError
 
@@ -40,37 +46,69 @@ def validate(
             raise RocmdoctorError(f"unknown --format {fmt!r}", "use table or json")
         if force is not None and not force.strip():
             raise RocmdoctorError("--force needs a reason", "e.g. --force 'RMA evidence, job 4242 agreed'")
-        from rocmdoctor.engine.targets import TargetOptions, open_target
-        from rocmdoctor.engine.terminal_approver import prompt_approver
-        from rocmdoctor.engine.validate import LEVELS, run_validate
-
-        opts = TargetOptions(dry_run=dry_run, sudo=sudo, ssh_config=ssh_config,
-                             accept_new_host_keys=accept_new_host_keys, audit_log=audit_log)
         import shlex
 
+        from rocmdoctor.engine.terminal_approver import prompt_approver
+        from rocmdoctor.engine.validate import LEVELS, run_validate
+        from rocmdoctor.fleet.hostlist import fold
+        from rocmdoctor.fleet.inventory import resolve_targets
+        from rocmdoctor.fleet.sweep_open import FleetOpener
         from rocmdoctor.incident.journal import incident_footer, open_incident
+        from rocmdoctor.status import worst
+        from rocmdoctor.transports.audit import AuditLog
 
-        argv = ["rocmdoctor", "validate", target, f"--level={level}", *(["--dry-run"] if dry_run else []),
+        hosts = resolve_targets(targets, ())
+        audit = AuditLog(Path(audit_log)) if audit_log else AuditLog()
+        opener = FleetOpener(ssh_config=ssh_config, accept_new_host_keys=accept_new_host_keys, audit=audit,
+                             sudo=sudo, dry_run=dry_run)
+        opener.prepare(hosts)
+        label = fold(h.name for h in hosts)
+        argv = ["rocmdoctor", "validate", label, f"--level={level}", *(["--dry-run"] if dry_run else []),
                 *([f"--force={force}"] if force else [])]
-        with open_incident(target, front_end="validate", command=shlex.join(argv), base=incidents_dir) as journal:
-            with open_target(target, opts) as t:
-                result = run_validate(t, level, prompt_approver(auto_approve=yes), force=(force or "").strip(),
-                                      on_event=journal)
+        approve = prompt_approver(auto_approve=yes)
+        results = []
+        lv = LEVELS[level]
+        try:
+            with open_incident(label, front_end="validate", command=shlex.join(argv), base=incidents_dir) as journal:
+                for spec in hosts:
+                    try:
+                        with opener(spec, 60.0) as t:
+                            result = run_validate(t, level, approve, force=(force or "").strip(), on_event=journal)
+                    except RocmdoctorError as exc:
+                        from rocmdoctor.engine.validate import ValidateResult
+                        from rocmdoctor.status import State
+
+                        result = ValidateResult(spec.name, level, State.UNKNOWN, f"not run: {exc.message}")
+                    results.append(result)
+                    if fmt == "table":
+                        _print(result, lv)
+        finally:
+            opener.close()
         if fmt == "json":
-            print(json.dumps(result.to_dict(), indent=2))
+            docs = [r.to_dict() for r in results]
+            print(json.dumps(docs[0] if len(docs) == 1 else {"hosts": docs}, indent=2))
         else:
-            lv = LEVELS[level]
-            print(f"{result.host}  validate level {level} (RVS level {lv.rvs_level}, {lv.about})  "
-                  f"{result.state.symbol} {result.state.value.upper()}")
-            print(f"  {result.message}")
-            for line in result.evidence:
-                print(f"    └ {line}")
-            if result.state.value == "skipped":
-                print(f"  runs: {lv.runs}")
+            if len(results) > 1:
+                print(f"\n{len(results)} host(s): " + ", ".join(
+                    f"{sum(1 for r in results if r.state == s)} {s.value}"
+                    for s in sorted({r.state for r in results}, key=lambda x: -x.severity)))
             footer = incident_footer(journal)
             if footer:
                 print(f"\n{footer}")
-    raise typer.Exit(int(result.exit_status) if result.state.value != "skipped" else 0)
+        state = worst([r.state for r in results if r.state.value != "skipped"])
+    from rocmdoctor.status import exit_status_for
+
+    raise typer.Exit(int(exit_status_for(state)))
+
+
+def _print(result: "ValidateResult", lv: "Level") -> None:
+    print(f"{result.host}  validate level {result.level} (RVS level {lv.rvs_level}, {lv.about})  "
+          f"{result.state.symbol} {result.state.value.upper()}")
+    print(f"  {result.message}")
+    for line in result.evidence:
+        print(f"    └ {line}")
+    if result.state.value == "skipped":
+        print(f"  runs: {lv.runs}")
 
 
 def register(app: typer.Typer) -> None:
