@@ -125,3 +125,23 @@ def test_a_host_list_is_validated_one_host_after_the_other(capsys) -> None:
         ("demo:validate-rvs-pass", "pass"), ("demo:validate-slow-link", "warn"), ("demo:validate-busy", "unknown")]
     assert run(argv) == 1
     assert "3 host(s): 1 warn, 1 unknown, 1 pass" in capsys.readouterr().out
+
+
+def test_prometheus_and_junit_outputs(tmp_path, capsys) -> None:
+    import xml.etree.ElementTree as ET
+
+    from rocmdoctor.cli.main import run
+
+    argv = ["validate", "demo:validate-rvs-fail", "demo:validate-slow-link", "--level", "1", "--yes"]
+    prom = tmp_path / "validate.prom"
+    assert run([*argv, "--format", "prometheus", "-o", str(prom)]) == 2
+    text = prom.read_text()
+    assert 'rocmdoctor_validate_state{host="demo:validate-rvs-fail",level="1"} 2' in text
+    assert 'rocmdoctor_validate_state{host="demo:validate-slow-link",level="1"} 1' in text
+    assert run([*argv, "--format", "junit"]) == 2
+    root = ET.fromstring(capsys.readouterr().out.split("\n", 1)[1])
+    suites = {s.get("name"): s for s in root}
+    assert suites["demo:validate-rvs-fail"].get("failures") == "1"
+    slow = suites["demo:validate-slow-link"]
+    assert [c.get("name") for c in slow] == ["pcie_h2d_bandwidth", "p2p"]
+    assert slow[1].find("failure").get("type") == "warn"

@@ -19,7 +19,8 @@ def validate(
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would run and for how long; run nothing on the GPUs."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Approve the run without asking (it loads every GPU)."),
     force: Optional[str] = typer.Option(None, "--force", help="REASON: run although processes hold a GPU (recorded in the audit log)."),
-    fmt: str = typer.Option("table", "--format", "-f", help="table or json."),
+    fmt: str = typer.Option("table", "--format", "-f", help="table, json, prometheus or junit."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the output to FILE atomically (as sweep -o)."),
     sudo: bool = typer.Option(False, "--sudo", help="Run with sudo -n."),
     ssh_config: Optional[str] = SSHConfigOpt,
     accept_new_host_keys: bool = AcceptNewOpt,
@@ -42,8 +43,8 @@ def validate(
     from rocmdoctor.errors import RocmdoctorError
 
     with handle_errors():
-        if fmt not in ("table", "json"):
-            raise RocmdoctorError(f"unknown --format {fmt!r}", "use table or json")
+        if fmt not in ("table", "json", "prometheus", "junit"):
+            raise RocmdoctorError(f"unknown --format {fmt!r}", "use table, json, prometheus or junit")
         if force is not None and not force.strip():
             raise RocmdoctorError("--force needs a reason", "e.g. --force 'RMA evidence, job 4242 agreed'")
         import shlex
@@ -84,9 +85,14 @@ def validate(
                         _print(result, lv)
         finally:
             opener.close()
-        if fmt == "json":
+        if fmt != "table":
+            from rocmdoctor.fleet.outputs import write_output
+            from rocmdoctor.fleet.outputs.validation import render_validate_junit, render_validate_prometheus
+
             docs = [r.to_dict() for r in results]
-            print(json.dumps(docs[0] if len(docs) == 1 else {"hosts": docs}, indent=2))
+            text = (json.dumps(docs[0] if len(docs) == 1 else {"hosts": docs}, indent=2) + "\n" if fmt == "json"
+                    else render_validate_prometheus(results) if fmt == "prometheus" else render_validate_junit(results))
+            write_output(text, output)
         else:
             if len(results) > 1:
                 print(f"\n{len(results)} host(s): " + ", ".join(
