@@ -113,6 +113,11 @@ def test_the_run_and_its_verdict_go_to_the_incident_journal(tmp_path) -> None:
     assert kinds == ["remediation_decided", "remediation_ran", "note"]
     assert incident.header.front_end == "validate" and incident.header.command.endswith("--level=1")
     assert "WARN: RVS passed 1 action(s); slow GPU-to-GPU link(s): GPU 07 -> GPU 01 46.66 GB/s" in incident.events[-1].text
+    from rocmdoctor.incident.postmortem import render_postmortem
+
+    draft = render_postmortem(incident)
+    assert draft.startswith("# Postmortem draft: demo:validate-slow-link: validate level 1: WARN: RVS passed 1 action(s)")
+    assert "was validated with rocmdoctor on" in draft and "ended the incident in state" not in draft
 
 
 def test_a_host_list_is_validated_one_host_after_the_other(capsys) -> None:

@@ -157,7 +157,7 @@ def run_validate(t: Transport, level: int, approve: Approver, *, force: str = ""
 
     emit = on_event or (lambda e: None)
     result = _run_validate(t, level, approve, force, emit)
-    lines = [f"validate level {level} on {result.host}: {result.state.value.upper()}: {result.message}",
+    lines = [f"validate level {level}: {result.state.value.upper()}: {result.message}",
              *(f"  {e}" for e in result.evidence)]
     emit(NoteAdded(host=result.host, text="\n".join(lines), author="rocmdoctor validate"))
     return result

@@ -28,6 +28,13 @@ _CONFIDENCE = {"high": 0, "medium": 1, "low": 2}
 _TAIL_LINES = 12
 
 
+def _validation_verdict(contents: JournalContents) -> str:
+    """A `validate` incident's title: the last verdict note's first line (its state and message)."""
+    notes = [e for e in contents.events if getattr(e, "kind", "") == "note" and getattr(e, "author", "") == "rocmdoctor validate"]
+    first = notes[-1].text.splitlines()[0] if notes else ""
+    return first if len(first) <= 120 else first[:119] + "…"
+
+
 def _seconds(a: str, b: str) -> float | None:
     try:
         return (datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds()
@@ -199,7 +206,8 @@ def build_context(contents: JournalContents) -> dict[str, Any]:
     first_problem_time = first_problem["time"] if first_problem else None
     fixed_time = next((a["verify"]["time"] for a in actions if a["verify"] and a["verify"]["fixed"]), None)
     return {
-        "title": f"{', '.join(contents.hosts)}: " + (headline(root_cause["cause"]) if root_cause else "triage"),
+        "title": f"{', '.join(contents.hosts)}: " + (headline(root_cause["cause"]) if root_cause else
+                                                    _validation_verdict(contents) or "triage"),
         "incident": {"id": h.id, "target": h.target, "hosts": contents.hosts, "user": h.user,
                      "started": h.started, "ended": ended,
                      "duration": human_duration(_seconds(h.started, ended)),
