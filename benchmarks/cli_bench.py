@@ -100,11 +100,11 @@ def main() -> int:
     timed(["triage", "local"], env, 1)  # warm the caches the rows below are about
     timed(["sweep", "local"], env, 1)
     for key, label, argv in [
-        ("triage-local", "`triage local` (this box: no AMD GPU; all 7 runbooks and the fingerprint, table output)", ["triage", "local"]),
+        ("triage-local", "`triage local` (this box: no AMD GPU; all 8 runbooks and the fingerprint, table output)", ["triage", "local"]),
         ("sweep-local", "`sweep local` (Slurm HealthCheckProgram / cron form)", ["sweep", "local"]),
         ("help", "`rocmdoctor --help`", ["--help"]),
         ("list", "`runbooks list` (warm catalog cache)", ["runbooks", "list"]),
-        ("demo-all", "`triage demo:healthy-mi300x` (7 runbooks, warm cache)", ["triage", "demo:healthy-mi300x", "--format", "json"]),
+        ("demo-all", "`triage demo:healthy-mi300x` (8 runbooks, warm cache)", ["triage", "demo:healthy-mi300x", "--format", "json"]),
         ("demo-one", "`triage demo:amdgpu-not-loaded --runbook gpu-not-visible`", ["triage", "demo:amdgpu-not-loaded", "-r", "gpu-not-visible"]),
     ]:
         rows.append((key, label, timed(argv, env, args.runs)))
