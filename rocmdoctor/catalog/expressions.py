@@ -152,7 +152,25 @@ def _previous_boot_log(journal: Any, syslogs: Any) -> dict[str, Any]:
     return {"source": None, "events": None, "abrupt_end": False}
 
 
+def _iommu_mode(domain: Any, cmdline: Any) -> str | None:
+    """passthrough / translated / off / None from the kernel's "Default domain type" (`domain`, which
+    decides) else a parsed command line: iommu=pt passes through, amd_iommu=off / intel_iommu=off /
+    iommu=off turn it off, neither leaves the distributions' default (translated); None: no evidence.
+    Shared by hw.pcie_link and slow.iommu_mode so both read the IOMMU the same way."""
+    if domain:
+        return "passthrough" if domain == "Passthrough" else "translated"
+    if not cmdline:
+        return None
+    p = cmdline.get("params") or {}
+    if p.get("iommu") == "pt" or p.get("iommu.passthrough") == "1":
+        return "passthrough"
+    if "off" in (p.get("amd_iommu"), p.get("intel_iommu"), p.get("iommu")):
+        return "off"
+    return "translated"
+
+
 FILTERS = {
+    "iommu_mode": _iommu_mode,
     "previous_boot_log": _previous_boot_log,
     "product_target": _product_target,
     "used_by": _used_by,

@@ -243,10 +243,11 @@ def _with_open_causes(rb: Any, report: RunbookReport) -> RunbookReport:
     from rocmdoctor.results import OpenCause
 
     unknown = {s.step_id for s in report.steps if s.state == State.UNKNOWN}
-    seen: set[str] = set()
-    open_ = tuple(OpenCause(d.id, d.step, d.settle) for d in rb.diagnoses
-                  if d.settle and d.step in unknown and not (d.settle in seen or seen.add(d.settle)))
-    return replace(report, open_causes=open_) if open_ else report
+    open_: dict[str, OpenCause] = {}          # one entry per command: causes may share one
+    for d in rb.diagnoses:
+        if d.settle and d.step in unknown:
+            open_.setdefault(d.settle, OpenCause(d.id, d.step, d.settle))
+    return replace(report, open_causes=tuple(open_.values())) if open_ else report
 
 
 def proposed_plans(reports: list[RunbookReport] | tuple[RunbookReport, ...]) -> list[RemediationPlan]:

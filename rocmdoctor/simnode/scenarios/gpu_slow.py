@@ -76,14 +76,12 @@ def _busy(node: SimNode, *gpus: int) -> None:
         g.gfx_activity, g.mem_activity, g.sclk_mhz, g.power_w, g.junction_temp = 100, 62, 2100, 712.0, 78.0
 
 
-def occupy(node: SimNode, *, keep_clocks: bool = False, **job: Any) -> SimNode:
+def occupy(node: SimNode, *, keep_clocks: bool = False, every_libs: tuple[str, ...] = (), **job: Any) -> SimNode:
     """One Slurm job per GPU at full clock (or, with keep_clocks, as the node's builder set the GPUs:
-    held low, capped, throttled), each on its GPU's NUMA node, the host idle; `job` changes the job
-    on GPU 0."""
-    libs = job.pop("libs", None)
+    held low, capped, throttled), each on its GPU's NUMA node and mapping `every_libs`, the host idle;
+    `job` changes the job on GPU 0."""
     for i in range(len(node.gpus)):
-        add_job(node, i, 51000 + i, **(job if i == 0 else {}),
-                libs=(libs if i == 0 else tuple(x for x in libs if "site-packages" in x)) if libs else ())
+        add_job(node, i, 51000 + i, **{"libs": every_libs, **(job if i == 0 else {})})
     if not keep_clocks:
         _busy(node, *range(len(node.gpus)))
     # slurmd's view: each Slurm job's one task (a job moved into a pod's cgroup is not Slurm's)

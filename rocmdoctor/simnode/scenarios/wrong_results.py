@@ -22,7 +22,7 @@ SYSTEM_LIBS = ("/opt/rocm-6.2.4/lib/libamdhip64.so.6.2.60204", "/opt/rocm-6.2.4/
 
 def one_rocm() -> SimNode:
     """Every job maps only its wheel's ROCm libraries."""
-    node = occupy(healthy_mi300x(), libs=WHEEL_LIBS)
+    node = occupy(healthy_mi300x(), every_libs=WHEEL_LIBS)
     node.description = "8x MI300X busy, each job with one ROCm (its PyTorch wheel's)"
     return node
 
@@ -30,12 +30,12 @@ def one_rocm() -> SimNode:
 def two_hip_runtimes() -> SimNode:
     """The job on GPU 0 maps the wheel's libamdhip64 and /opt/rocm-6.2.4's (an extension built against
     the system ROCm, pytorch/pytorch#141014's layout)."""
-    return occupy(healthy_mi300x(), libs=WHEEL_LIBS + SYSTEM_LIBS[:1])
+    return occupy(healthy_mi300x(), every_libs=WHEEL_LIBS, libs=WHEEL_LIBS + SYSTEM_LIBS[:1])
 
 
 def two_installs() -> SimNode:
     """The job on GPU 0 runs the wheel's HIP runtime with /opt/rocm-6.2.4's rocBLAS."""
-    return occupy(healthy_mi300x(), libs=(WHEEL_LIBS[0], SYSTEM_LIBS[1]))
+    return occupy(healthy_mi300x(), every_libs=WHEEL_LIBS, libs=(WHEEL_LIBS[0], SYSTEM_LIBS[1]))
 
 
 def _override() -> SimNode:
