@@ -45,8 +45,66 @@ def test_a_passing_and_a_failing_node(tmp_path) -> None:
         bad = run_validate(t, 2, YES)
     assert bad.state == State.FAIL and bad.command.endswith("rvs -r 3")
     assert bad.message == ("RVS failed action_1 on GPU id(s) 3254, 33367, 50599; "
-                           "TransferBench not installed: per-link bandwidth not measured")
+                           "TransferBench not installed: per-link bandwidth not measured; "
+                           "hipblaslt-bench (hipBLASLt's benchmark client) not installed: GEMM results not checked")
     assert bad.evidence[0] == "[RESULT] [257936.568920] [action_1]  smqt 3254 pass: false"
+
+
+def test_both_real_hipblaslt_bench_forms_parse() -> None:
+    from rocmdoctor.parsers.hipblaslt_bench import parse_hipblaslt_bench
+
+    bench = RVS.parent / "hipblaslt-bench"
+    new = parse_hipblaslt_bench((bench / "readme-f32-validation.txt").read_text())["results"]
+    assert [(r["type"], r["gflops"], r["norm_error"], r["rtol"]) for r in new] == [("f32_r", 403.298, 2.44879e-07, 1e-05)]
+    old = parse_hipblaslt_bench((bench / "hipblaslt-radeonvii-gfx906-f32-relu-v-norm-error.txt").read_text())
+    assert [(r["type"], r["gflops"], r["norm_error"], r["rtol"]) for r in old["results"]] == [("f32_r", 2.72763e06, 1.08487, None)]
+    assert old["notes"][0].startswith("rocblaslt warning: No paths matched")
+
+
+def test_level_2_checks_each_gpu_s_gemm_against_the_cpu(tmp_path) -> None:
+    """RVS passes (gst measures throughput, not results); GPU 3's f32 GEMM is 108 % off the CPU's."""
+    with _t(validate_nodes.rvs_pass(), tmp_path / "a") as t:
+        ok = run_validate(t, 2, YES)
+    assert ok.state == State.PASS and "GEMM results match the CPU's on 8 GPU(s)" in ok.message
+    assert ok.figures["gemm GPU 7 f32_r Gflops"] == 403.298
+    with _t(validate_nodes.gemm_wrong(), tmp_path / "b") as t:
+        bad = run_validate(t, 2, YES)
+    assert bad.state == State.FAIL
+    assert bad.message.endswith("GEMM verification: GPU 3 f32_r GEMM 2048^3: relative error 1.08487 against the CPU's result")
+    assert bad.evidence[1].startswith("GPU 3: N,N,0,1,2048,2048,2048") and bad.evidence[1].endswith(",1.08487")
+    assert "No paths matched" in bad.evidence[2]
+    assert [(p["name"], p["state"]) for p in bad.parts] == [("gemm-verify", "fail")]
+    with _t(validate_nodes.rvs_pass(), tmp_path / "c") as t:
+        level1 = run_validate(t, 1, YES)
+    assert "hipblaslt-bench" not in level1.command       # level 1 stays short
+
+
+def test_a_recorded_baseline_is_the_yardstick(tmp_path, capsys) -> None:
+    from rocmdoctor.cli.main import run
+
+    base = tmp_path / "mi350x.json"
+    argv = ["validate", "demo:validate-slow-link", "--level", "1", "--yes", "--incidents-dir", str(tmp_path)]
+    assert run([*argv, "--save-baseline", str(base)]) == 1
+    figures = json.loads(base.read_text())["figures"]
+    assert figures["link GPU 07 -> GPU 01 GB/s"] == 46.66 and len(figures) == 90     # 10 executors (2 CPUs, 8 GPUs), each to the 9 others
+    capsys.readouterr()
+    assert run([*argv, "--baseline", str(base), "--format", "json"]) == 1            # the slow link, not the baseline
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["parts"][-1]["state"] == "pass" and "90 figure(s) within 85 % of the baseline mi350x.json" in doc["message"]
+    faster = dict(figures, **{"link GPU 00 -> GPU 01 GB/s": 2 * figures["link GPU 00 -> GPU 01 GB/s"] + 1})
+    base.write_text(json.dumps({"figures": faster}))
+    assert run([*argv, "--baseline", str(base), "--format", "json"]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["parts"][-1]["state"] == "fail" and doc["evidence"][-1].startswith("link GPU 00 -> GPU 01 GB/s: ")
+    from rocmdoctor.status import ExitStatus
+
+    base.write_text("{not json")
+    assert run([*argv, "--baseline", str(base)]) == ExitStatus.USAGE
+    assert "is not readable JSON" in capsys.readouterr().err
+    assert run([*argv, "--baseline", str(tmp_path / "none.json")]) == ExitStatus.USAGE
+    assert "does not exist" in capsys.readouterr().err
+    assert run(["validate", "demo:validate-rvs-pass", "demo:validate-slow-link", "--save-baseline", str(base)]) == ExitStatus.USAGE
+    assert "--save-baseline records one host's figures; 2 hosts given" in capsys.readouterr().err
 
 
 def test_a_busy_node_is_refused_unless_forced_and_the_reason_is_audited(tmp_path) -> None:
@@ -65,7 +123,8 @@ def test_missing_rvs_dry_run_and_declined(tmp_path) -> None:
     assert missing.state == State.UNKNOWN and "install the rocm-validation-suite package" in missing.message
     with _t(validate_nodes.rvs_pass(), tmp_path / "b", dry_run=True) as t:
         dry = run_validate(t, 3, YES)
-    assert dry.state == State.SKIPPED and "would run" in dry.message and dry.command.endswith("rvs -r 4")
+    assert dry.state == State.SKIPPED and "would run" in dry.message and "rvs -r 4;" in dry.command
+    assert "--device \"$d\" --precision f32_r" in dry.command and "stopped after 136 min" in dry.message
     records = [json.loads(line) for line in (tmp_path / "b" / "audit.log").read_text().splitlines()]
     assert [r.get("dry_run", False) for r in records] == [False, True]      # the preflight read, the echoed run
     with _t(validate_nodes.rvs_pass(), tmp_path / "c") as t:
@@ -148,5 +207,10 @@ def test_prometheus_and_junit_outputs(tmp_path, capsys) -> None:
     suites = {s.get("name"): s for s in root}
     assert suites["demo:validate-rvs-fail"].get("failures") == "1"
     slow = suites["demo:validate-slow-link"]
-    assert [c.get("name") for c in slow] == ["pcie_h2d_bandwidth", "p2p"]
+    assert [c.get("name") for c in slow] == ["pcie_h2d_bandwidth", "p2p", "gemm-verify"][:2]
     assert slow[1].find("failure").get("type") == "warn"
+    assert run(["validate", "demo:validate-gemm-wrong", "--level", "2", "--yes", "--format", "junit"]) == 2
+    root = ET.fromstring(capsys.readouterr().out.split("\n", 1)[1])
+    cases = {c.get("name"): c for c in root[0]}
+    assert cases["pcie_h2d_bandwidth"].find("failure") is None
+    assert "relative error 1.08487" in cases["gemm-verify"].find("failure").get("message")

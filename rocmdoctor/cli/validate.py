@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import TYPE_CHECKING, List, Optional
 
 import typer
@@ -21,6 +22,8 @@ def validate(
     force: Optional[str] = typer.Option(None, "--force", help="REASON: run although processes hold a GPU (recorded in the audit log)."),
     fmt: str = typer.Option("table", "--format", "-f", help="table, json, prometheus or junit."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Write the output to FILE atomically (as sweep -o)."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="Compare the figures (GEMM Gflops, link GB/s) with FILE from --save-baseline: under 85 %% WARN, under 50 %% FAIL."),
+    save_baseline: Optional[str] = typer.Option(None, "--save-baseline", help="Write this run's figures to FILE (one known-good host of the model)."),
     sudo: bool = typer.Option(False, "--sudo", help="Run with sudo -n."),
     ssh_config: Optional[str] = SSHConfigOpt,
     accept_new_host_keys: bool = AcceptNewOpt,
@@ -36,6 +39,8 @@ def validate(
       rocmdoctor validate node042 --level 2 --yes
 
       rocmdoctor validate 'gpu[001-016]' --level 1 --yes --format json    (drained nodes, one after the other)
+
+      rocmdoctor validate gpu001 --level 2 --yes --save-baseline mi300x.json; rocmdoctor validate gpu042 --level 2 --baseline mi300x.json
     """
     from pathlib import Path
 
@@ -59,6 +64,12 @@ def validate(
         from rocmdoctor.transports.audit import AuditLog
 
         hosts = resolve_targets(targets, ())
+        if save_baseline and len(hosts) != 1:
+            raise RocmdoctorError(f"--save-baseline records one host's figures; {len(hosts)} hosts given",
+                                  "run it on one known-good node of the model, then --baseline FILE for the others")
+        from rocmdoctor.engine.validate_figures import load_baseline, save_baseline as write_baseline
+
+        base = (Path(baseline).name, load_baseline(baseline)) if baseline else None
         audit = AuditLog(Path(audit_log)) if audit_log else AuditLog()
         opener = FleetOpener(ssh_config=ssh_config, accept_new_host_keys=accept_new_host_keys, audit=audit,
                              sudo=sudo, dry_run=dry_run)
@@ -74,7 +85,8 @@ def validate(
                 for spec in hosts:
                     try:
                         with opener(spec, 60.0) as t:
-                            result = run_validate(t, level, approve, force=(force or "").strip(), on_event=journal)
+                            result = run_validate(t, level, approve, force=(force or "").strip(), on_event=journal,
+                                              baseline=base)
                     except RocmdoctorError as exc:
                         from rocmdoctor.engine.validate import ValidateResult
                         from rocmdoctor.status import State
@@ -85,6 +97,13 @@ def validate(
                         _print(result, lv)
         finally:
             opener.close()
+        if save_baseline and results and results[0].figures:
+            write_baseline(save_baseline, results[0].host, level, results[0].figures)
+            if fmt == "table":
+                print(f"\nbaseline: {len(results[0].figures)} figure(s) written to {save_baseline}")
+        elif save_baseline and not dry_run:
+            print(f"\nbaseline: nothing written to {save_baseline}: this run measured no figure "
+                  "(TransferBench and hipblaslt-bench missing, or the run did not complete)", file=sys.stderr)
         if fmt != "table":
             from rocmdoctor.fleet.outputs import write_output
             from rocmdoctor.fleet.outputs.validation import render_validate_junit, render_validate_prometheus

@@ -55,6 +55,8 @@ class ValidateResult:
     evidence: tuple[str, ...] = ()
     actions: tuple[dict[str, Any], ...] = field(default_factory=tuple)
     duration_s: float = 0.0
+    figures: dict[str, float] = field(default_factory=dict)   # what --save-baseline records
+    parts: tuple[dict[str, str], ...] = ()   # the checks after RVS: {name, module, state, message}
 
     @property
     def exit_status(self) -> ExitStatus:
@@ -64,7 +66,8 @@ class ValidateResult:
         return {"host": self.host, "level": self.level, "rvs_level": LEVELS[self.level].rvs_level,
                 "state": self.state.value, "exit_status": int(self.exit_status), "message": self.message,
                 "command": self.command, "forced": self.forced, "busy_pids": list(self.busy_pids),
-                "evidence": list(self.evidence), "actions": list(self.actions), "duration_s": round(self.duration_s, 1)}
+                "evidence": list(self.evidence), "actions": list(self.actions), "duration_s": round(self.duration_s, 1),
+                "figures": dict(self.figures), "parts": list(self.parts)}
 
 
 #: a GPU-to-GPU link under this share of the median of its node's links is slow (WARN), under
@@ -79,33 +82,52 @@ def _which(tool: str) -> str:
 
 
 def preflight_command(root: str = "") -> str:
-    """One read-only command: the processes holding a GPU (KFD's list), where rvs and TransferBench are."""
+    """One read-only command: the processes holding a GPU (KFD's list), where rvs, TransferBench and
+    hipblaslt-bench are, and how many GPUs KFD has (topology nodes with SIMDs)."""
     r = shlex.quote(root)
     return (f"r={r}; ls \"$r/sys/class/kfd/kfd/proc\" 2>/dev/null; echo {SEP}; {_which('rvs')}; echo {SEP}; "
-            f"{_which('TransferBench')}; true")
+            f"{_which('TransferBench')}; echo {SEP}; {_which('hipblaslt-bench')}; echo {SEP}; "
+            f"grep -ls '^simd_count [1-9]' \"$r\"/sys/class/kfd/kfd/topology/nodes/*/properties | wc -l; true")
 
 
-def read_preflight(stdout: str) -> tuple[tuple[int, ...], str, str]:
-    parts = (stdout.split(SEP) + ["", ""])[:3]
+@dataclass(frozen=True)
+class Preflight:
+    pids: tuple[int, ...]
+    rvs: str
+    transferbench: str
+    gemm_bench: str
+    gpus: int
+
+
+def read_preflight(stdout: str) -> Preflight:
+    parts = (stdout.split(SEP) + [""] * 5)[:5]
     pids = tuple(sorted(int(p) for p in parts[0].split() if p.isdigit()))
 
     def first(text: str) -> str:
         lines = [ln for ln in text.strip().splitlines() if ln.strip()]
         return lines[0].strip() if lines else ""
-    return pids, first(parts[1]), first(parts[2])
+    gpus = first(parts[4])
+    return Preflight(pids, first(parts[1]), first(parts[2]), first(parts[3]), int(gpus) if gpus.isdigit() else 0)
 
 
-def plan(level: int, rvs: str, transferbench: str = "") -> RemediationPlan:
+def plan(level: int, rvs: str, transferbench: str = "", gemm_bench: str = "", gpus: int = 0) -> RemediationPlan:
+    from rocmdoctor.engine.validate_figures import GEMM_BUDGET_S, GEMM_SIZE, gemm_command
+
     lv = LEVELS[level]
     command = f"{shlex.quote(rvs)} -r {lv.rvs_level}"
-    runs = lv.runs
+    runs, timeout = lv.runs, lv.budget_s
     if transferbench and level <= 2:
         command += f"; echo {TB_MARK}; {shlex.quote(transferbench)} p2p"
         runs += "; then TransferBench p2p (copy bandwidth of every GPU pair)"
+        timeout += TB_BUDGET_S
+    if gemm_bench and gpus and level >= 2:
+        command += f"; {gemm_command(gemm_bench, gpus)}"
+        runs += f"; then an f32 GEMM ({GEMM_SIZE}^3) on each of the {gpus} GPUs checked against the CPU (hipblaslt-bench -v)"
+        timeout += GEMM_BUDGET_S * gpus
     return RemediationPlan(runbook_id="validate", remediation_id=f"level-{level}",
                            title=f"Validate the GPUs, level {level} (RVS level {lv.rvs_level}, {lv.about}): {runs}",
                            command=command, risk="medium", confirm="yes", verify_check=None, rollback="",
-                           timeout=lv.budget_s + (TB_BUDGET_S if TB_MARK in command else 0), sudo=False)
+                           timeout=timeout, sudo=False)
 
 
 def judge_links(stdout: str) -> tuple[State, str, tuple[str, ...]]:
@@ -150,37 +172,40 @@ def judge(stdout: str) -> tuple[State, str, tuple[str, ...], tuple[dict[str, Any
 
 
 def run_validate(t: Transport, level: int, approve: Approver, *, force: str = "",
-                 on_event: Callable[[Any], None] | None = None) -> ValidateResult:
+                 on_event: Callable[[Any], None] | None = None,
+                 baseline: tuple[str, dict[str, float]] | None = None) -> ValidateResult:
     """Preflight, plan, approval, run, verdict; every decision and run goes to `on_event` (the incident
-    journal), the verdict as a note the postmortem quotes."""
+    journal), the verdict as a note the postmortem quotes. `baseline` is (its name, its figures)."""
     from rocmdoctor.engine.events import NoteAdded
 
     emit = on_event or (lambda e: None)
-    result = _run_validate(t, level, approve, force, emit)
+    result = _run_validate(t, level, approve, force, emit, baseline)
     lines = [f"validate level {level}: {result.state.value.upper()}: {result.message}",
              *(f"  {e}" for e in result.evidence)]
     emit(NoteAdded(host=result.host, text="\n".join(lines), author="rocmdoctor validate"))
     return result
 
 
-def _run_validate(t: Transport, level: int, approve: Approver, force: str, emit: Callable[[Any], None]) -> ValidateResult:
+def _run_validate(t: Transport, level: int, approve: Approver, force: str, emit: Callable[[Any], None],
+                  baseline: tuple[str, dict[str, float]] | None) -> ValidateResult:
     from rocmdoctor.engine.events import RemediationDecided, RemediationRan
 
     host = t.host
     pre = t.run(preflight_command(t.root), timeout=30, mutating=False, audit_note="validate: preflight")
-    pids, rvs, transferbench = read_preflight(pre.stdout)
-    if not rvs:
+    pf = read_preflight(pre.stdout)
+    pids = pf.pids
+    if not pf.rvs:
         return ValidateResult(host, level, State.UNKNOWN, "rvs (ROCm Validation Suite) is not installed: install the "
                               "rocm-validation-suite package (apt/dnf install rocm-validation-suite), then rerun")
     if pids and not force:
         return ValidateResult(host, level, State.UNKNOWN,
                               f"refused: {len(pids)} process(es) hold a GPU (PID {', '.join(map(str, pids[:8]))}); "
                               "drain the node first, or --force REASON", busy_pids=pids)
-    p = plan(level, rvs, transferbench)
+    p = plan(level, pf.rvs, pf.transferbench, pf.gemm_bench, pf.gpus)
     if t.dry_run:
         t.run(p.command, timeout=p.timeout, mutating=True, audit_note=f"validate level {level} (dry run)")
-        return ValidateResult(host, level, State.SKIPPED, f"dry run: would run `{p.command}` ({LEVELS[level].about})",
-                              command=p.command, forced=force, busy_pids=pids)
+        return ValidateResult(host, level, State.SKIPPED, f"dry run: would run `{p.command}` ({LEVELS[level].about}; "
+                              f"stopped after {p.timeout / 60:.0f} min)", command=p.command, forced=force, busy_pids=pids)
     decision = approve(p, host)
     emit(RemediationDecided(host=host, plan=p, approved=decision.approved, by=decision.by, reason=decision.reason))
     if not decision.approved:
@@ -193,16 +218,40 @@ def _run_validate(t: Transport, level: int, approve: Approver, force: str, emit:
     if res.timed_out:
         return ValidateResult(host, level, State.UNKNOWN, f"rvs did not finish within {p.timeout:.0f} s and was stopped",
                               command=p.command, forced=force, duration_s=took)
-    rvs_out, marked, tb_out = res.stdout.partition(TB_MARK)
+    return _verdict(host, level, p.command, force, pids, took, res, baseline)
+
+
+def _verdict(host: str, level: int, command: str, force: str, pids: tuple[int, ...], took: float, res: Any,
+             baseline: tuple[str, dict[str, float]] | None) -> ValidateResult:
+    """RVS's verdicts, then TransferBench's links, the GEMM check and the baseline: the worst wins,
+    each part's message and evidence kept."""
+    from rocmdoctor.engine.validate_figures import GEMM_MARK, compare_baseline, judge_gemm, link_figures
+
+    before_gemm, gemm_marked, gemm_rest = res.stdout.partition(GEMM_MARK)
+    rvs_out, tb_marked, tb_out = before_gemm.partition(TB_MARK)
     state, message, evidence, actions = judge(rvs_out)
-    if state == State.UNKNOWN and res.exit_status and not marked:
+    if state == State.UNKNOWN and res.exit_status and not (tb_marked or gemm_marked):
         tail = (res.stderr or res.stdout).strip().splitlines()[-1:] or ["no output"]
         message = f"rvs exited {res.exit_status} without a result: {tail[0]}"
-    if marked:
-        tb_state, tb_message, tb_evidence = judge_links(tb_out)
-        if tb_state.severity > state.severity:
-            state = tb_state
-        message, evidence = f"{message}; {tb_message}", evidence + tb_evidence
+    parts: list[tuple[str, str, tuple[State, str, tuple[str, ...]]]] = []
+    figures: dict[str, float] = {}
+    if tb_marked:
+        parts.append(("p2p", "transferbench", judge_links(tb_out)))
+        figures.update(link_figures(tb_out))
     elif level <= 2:
         message += "; TransferBench not installed: per-link bandwidth not measured"
-    return ValidateResult(host, level, state, message, p.command, force, pids, evidence, actions, took)
+    if gemm_marked:
+        g_state, g_message, g_evidence, g_figures = judge_gemm(GEMM_MARK + gemm_rest)
+        parts.append(("gemm-verify", "hipblaslt-bench", (g_state, g_message, g_evidence)))
+        figures.update(g_figures)
+    elif level >= 2:
+        message += "; hipblaslt-bench (hipBLASLt's benchmark client) not installed: GEMM results not checked"
+    if baseline is not None:
+        parts.append(("baseline", "baseline", compare_baseline(figures, baseline[1], baseline[0])))
+    for _, _, (p_state, p_message, p_evidence) in parts:
+        if p_state.severity > state.severity:
+            state = p_state
+        message, evidence = f"{message}; {p_message}", evidence + p_evidence
+    summary = tuple({"name": n, "module": m, "state": st.value, "message": msg, "evidence": "\n".join(ev)}
+                    for n, m, (st, msg, ev) in parts)
+    return ValidateResult(host, level, state, message, command, force, pids, evidence, actions, took, figures, summary)

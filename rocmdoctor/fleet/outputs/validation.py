@@ -25,27 +25,26 @@ def render_validate_prometheus(results: Sequence[Any], now: float | None = None)
 
 
 def render_validate_junit(results: Sequence[Any]) -> str:
-    """One <testsuite> per host, one <testcase> per RVS action (or one for the run when RVS gave none)."""
+    """One <testsuite> per host, one <testcase> per RVS action (or one for the run when RVS gave none)
+    and one per check after it (TransferBench p2p, the GEMM verification, the baseline)."""
     root = ET.Element("testsuites", name="rocmdoctor validate")
     for r in results:
         suite = ET.SubElement(root, "testsuite", name=_clean(r.host), hostname=_clean(r.host), time=f"{r.duration_s:.3f}")
-        cases = [(a["action"], a["module"], a["passed"]) for a in r.actions] or [(f"level {r.level}", "validate", None)]
+        cases = [(a["action"], a["module"], (State.PASS if a["passed"] else State.FAIL), r.message, "\n".join(r.evidence))
+                 for a in r.actions] or [(f"level {r.level}", "validate", r.state, r.message, "\n".join(r.evidence))]
+        if r.actions:
+            cases += [(p["name"], p["module"], State(p["state"]), p["message"], p["evidence"]) for p in r.parts]
         failures = errors = 0
-        for name, module, passed in cases:
+        for name, module, state, message, evidence in cases:
             case = ET.SubElement(suite, "testcase", classname=_clean(f"{r.host}.{module}"), name=_clean(name), time="0.000")
-            state = (State.PASS if passed else State.FAIL) if passed is not None else r.state
             if state in (State.FAIL, State.WARN):
-                ET.SubElement(case, "failure", type=state.value, message=_clean(r.message)).text = _clean("\n".join(r.evidence))
+                ET.SubElement(case, "failure", type=state.value, message=_clean(message)).text = _clean(evidence)
                 failures += 1
             elif state == State.UNKNOWN:
-                ET.SubElement(case, "error", type="not-run", message=_clean(r.message)).text = _clean(r.message)
+                ET.SubElement(case, "error", type="not-run", message=_clean(message)).text = _clean(message)
                 errors += 1
             elif state == State.SKIPPED:
-                ET.SubElement(case, "skipped", message=_clean(r.message))
-        if r.state == State.WARN and not failures:      # a slow link on top of RVS's passing actions
-            case = ET.SubElement(suite, "testcase", classname=_clean(f"{r.host}.transferbench"), name="p2p", time="0.000")
-            ET.SubElement(case, "failure", type="warn", message=_clean(r.message)).text = _clean("\n".join(r.evidence))
-            failures += 1
+                ET.SubElement(case, "skipped", message=_clean(message))
         suite.set("tests", str(len(suite)))
         suite.set("failures", str(failures))
         suite.set("errors", str(errors))

@@ -4,6 +4,7 @@ guide examples, simnode/formats/rvs/SOURCES.md) for the levels validate runs.
 - validate-rvs-pass: `rvs -r N` prints the pcie_h2d_bandwidth run of 8x MI355X, summary PASS;
 - validate-rvs-fail: it prints SMQT's failing example (three GPUs `pass: false`, BAR5 size 0);
 - validate-slow-link: RVS passes, TransferBench p2p (a real MI350X run) has one slow link;
+- validate-gemm-wrong: RVS passes, hipblaslt-bench -v on GPU 3 prints a relative error of 1.08;
 - validate-busy: the passing node with one job per GPU (refused without --force);
 - validate-no-rvs: a healthy node without RVS installed.
 """
@@ -33,8 +34,31 @@ def with_rvs(node: SimNode, output: str) -> SimNode:
     return node.stub("rvs", RVS_STUB)
 
 
+GEMM_STUB = r"""
+dev=0; prev=
+for a in "$@"; do [ "$prev" = --device ] && dev=$a; prev=$a; done
+case " $* " in *' --precision f32_r '*' -v '*) ;; *) echo "hipblaslt-bench: unexpected arguments: $*" >&2; exit 1 ;; esac
+f="$R/.sim/hipblaslt/dev$dev.txt"; [ -f "$f" ] || f="$R/.sim/hipblaslt/out.txt"
+cat "$f"
+"""
+
+
+def with_gemm_bench(node: SimNode, wrong_on: int | None = None) -> SimNode:
+    """hipblaslt-bench -v printing hipBLASLt's README result on every GPU; on `wrong_on`, the real
+    norm_error 1.08 run of ROCm/hipBLASLt#251."""
+    node.file("/.sim/hipblaslt/out.txt", _output("hipblaslt-f32-verified.txt"))
+    if wrong_on is not None:
+        node.file(f"/.sim/hipblaslt/dev{wrong_on}.txt", _output("hipblaslt-norm-error.txt"))
+    return node.stub("hipblaslt-bench", GEMM_STUB)
+
+
 def rvs_pass() -> SimNode:
-    return with_rvs(healthy_mi300x(), "pebb-pass.txt")
+    return with_gemm_bench(with_rvs(healthy_mi300x(), "pebb-pass.txt"))
+
+
+def gemm_wrong() -> SimNode:
+    """RVS passes (gst checks throughput, not results); GPU 3's GEMM differs from the CPU's."""
+    return with_gemm_bench(with_rvs(healthy_mi300x(), "pebb-pass.txt"), wrong_on=3)
 
 
 def rvs_fail() -> SimNode:
@@ -71,6 +95,8 @@ SCENARIOS = [
     Scenario("validate-rvs-fail", "RVS fails three GPUs (SMQT: BAR5 size 0), as RVS's own example shows", rvs_fail, (), _OK),
     Scenario("validate-slow-link", "RVS passes; TransferBench p2p: GPU 07 -> GPU 01 at 46.66 of ~57.5 GB/s (a real MI350X run)",
              slow_link, (), _OK),
+    Scenario("validate-gemm-wrong", "RVS passes; GPU 3's f32 GEMM differs from the CPU's (hipblaslt-bench -v, norm_error 1.08)",
+             gemm_wrong, (), _OK),
     Scenario("validate-busy", "RVS installed, one job per GPU: validate refuses without --force", busy, (), _OK),
     Scenario("validate-no-rvs", "healthy node without the ROCm Validation Suite", no_rvs, (), _OK),
 ]
