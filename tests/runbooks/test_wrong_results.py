@@ -18,6 +18,7 @@ EVIDENCE = {
     "wrong-two-rocm-installs": "/proc/51000/maps: /opt/rocm-6.2.4/lib/librocblas.so.4.2.60204",
     "wrong-gfx-override": "rocminfo: Marketing Name: AMD Instinct MI300X / Name: gfx1030 (8 GPUs); the product is gfx942",
     "wrong-ecc-uncorrectable": "/sys/bus/pci/devices/0000:65:00.0/ras/umc_err_count: ue: 2 ce: 5",
+    "wrong-xnack-not-given": "/proc/51000/environ: HSA_XNACK=1",
 }
 
 
@@ -27,7 +28,7 @@ def triage(name: str, **kw):  # type: ignore[no-untyped-def]
 
 def test_every_passive_cause_has_a_demo() -> None:
     assert {SCENARIOS[n].expect["diagnosis"] for n in CAUSES} == {"mixed-rocm-libraries", "gfx-override-mismatch",
-                                                                  "memory-errors"}
+                                                                  "memory-errors", "xnack-mode-mismatch"}
     assert set(EVIDENCE) == set(CAUSES)
 
 
@@ -54,3 +55,22 @@ def test_one_rocm_per_job_is_ok() -> None:
     assert report.exit_status == ExitStatus.OK and diagnoses(report) == {}
     assert steps(report)["libs"].check.message == ("8 GPU process(es), each with its ROCm libraries from one install "
                                                    "(/home/alice/venv/lib/python3.10/site-packages/torch)")
+
+
+def test_xnack_is_judged_by_what_kfd_can_give_each_gpu(tmp_path) -> None:
+    """kfd_process_xnack_mode: GFX10+ never; gfx942 selects XNACK per process, whatever noretry says."""
+    report = triage("wrong-xnack-not-given")
+    xnack = steps(report)["xnack"].check
+    assert xnack.message.startswith("1 GPU process(es) ask for XNACK (HSA_XNACK=1: PID 51000) but KFD runs them with it off: "
+                                    "1 GPU(s) are GFX10 or later (gfx_target_version 110501)")
+    assert "kfd topology: gfx_target_version 110501" in xnack.evidence
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.simnode.scenarios.wrong_results import xnack_on_mi300x
+    from rocmdoctor.testing.triage_helpers import triage_node
+
+    node = xnack_on_mi300x()
+    node.amdgpu_parameters["noretry"] = "1"
+    _, ok = triage_node(node, tmp_path, compile_plan(load_catalog(), [RB], {}))
+    assert steps(ok)["xnack"].check.message == "1 GPU process(es) ask for XNACK and every GPU can give it"
+    assert ok.exit_status == ExitStatus.OK

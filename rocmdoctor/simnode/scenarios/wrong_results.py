@@ -44,6 +44,22 @@ def _override() -> SimNode:
     return occupy(gfx_override_mismatch())
 
 
+def xnack_asked_on_gfx11() -> SimNode:
+    """A Strix Halo box (Radeon 8060S, gfx1151) whose llama-server was started with HSA_XNACK=1 for
+    unified memory: GFX10 and later never run a process with XNACK on (kfd_process.c)."""
+    from rocmdoctor.simnode.gpu import strix_halo_gpu
+    from rocmdoctor.simnode.node import SimNode as Node
+
+    g = strix_halo_gpu(vram_total=96 * 1024 ** 3, vram_used=300 * 1024 * 1024, edge_temp=45.0, junction_temp=46.0, power_w=12.0)
+    node = Node("evo-x2", gpus=[g], description="Strix Halo, llama-server started with HSA_XNACK=1")
+    return occupy(node, name="llama-server", env={"HSA_XNACK": "1"}, vram=20 * 1024 ** 3)
+
+
+def xnack_on_mi300x() -> SimNode:
+    """8x MI300X, the job on GPU 0 with HSA_XNACK=1: gfx942 selects XNACK per process, so it gets it."""
+    return occupy(healthy_mi300x(), every_libs=WHEEL_LIBS, env={"HSA_XNACK": "1"})
+
+
 def _ecc() -> SimNode:
     from rocmdoctor.simnode.scenarios.hardware import ecc_uncorrectable
 
@@ -57,6 +73,8 @@ SCENARIOS = from_cases([
      two_installs, "libs", "mixed-rocm-libraries"),
     ("wrong-gfx-override", "busy MI300X node with HSA_OVERRIDE_GFX_VERSION=10.3.0 in its environment",
      _override, "override", "gfx-override-mismatch"),
+    ("wrong-xnack-not-given", "Strix Halo (gfx1151) running llama-server with HSA_XNACK=1: KFD never gives GFX11 XNACK",
+     xnack_asked_on_gfx11, "xnack", "xnack-mode-mismatch"),
     ("wrong-ecc-uncorrectable", "busy node whose GPU 3 counted 2 uncorrectable HBM errors", _ecc,
      "ecc", "memory-errors"),
 ], (RUNBOOK,)) + [Scenario("wrong-one-rocm", "8x MI300X busy, each job with one ROCm (its PyTorch wheel's)",
