@@ -157,6 +157,8 @@ class RunbookReport:
     #: when no diagnosis was made and steps could not be evaluated: the causes still open, in the
     #: runbook's order, each with the command that settles it
     open_causes: tuple["OpenCause", ...] = ()
+    #: when every step passed: the runbook's next steps for a symptom its checks cannot see
+    when_clear: tuple[str, ...] = ()
 
     @property
     def state(self) -> State:

@@ -114,6 +114,8 @@ class RunbookDef:
     version: str = "1"
     path: str = ""
     line: int | None = None
+    #: what to do when every step passed but the symptom is still there (the next tool, not a guess)
+    when_clear: tuple[str, ...] = ()
 
 
 def resolve_gather(g: GatherDef, vars: dict[str, Any]) -> GatherSpec:

@@ -26,7 +26,7 @@ GATHER_OPTS = {"parse", "timeout", "optional", "tail", "accept_rc", "stream", "a
 CHECK_KEYS = {"id", "title", "description", "gather", "outputs", "rules", "requires_vars", "data", "remember"}
 RULE_KEYS = {"when", "state", "message", "evidence"}
 RUNBOOK_KEYS = {"id", "title", "summary", "description", "version", "vars", "steps", "diagnoses",
-                "remediations"}
+                "remediations", "when_clear"}
 STEP_KEYS = {"id", "check", "title", "when"}
 DIAG_KEYS = {"id", "step", "when", "cause", "confidence", "evidence_from", "remediations", "follow_up", "settle"}
 REM_KEYS = {"id", "title", "command", "risk", "confirm", "sudo", "timeout", "verify", "rollback",

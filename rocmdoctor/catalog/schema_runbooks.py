@@ -98,6 +98,7 @@ def parse_runbook(data: Any, path: str, checks: dict[str, CheckDef]) -> RunbookD
         id=rid, title=ctx.string(obj, "title", what), summary=ctx.string(obj, "summary", what, ""),
         steps=tuple(ordered), diagnoses=tuple(diagnoses), remediations=remediations, vars=vars_,
         version=ctx.string(obj, "version", what, "1"), path=path, line=obj.line,
+        when_clear=tuple(ctx.str_list(obj, "when_clear", what)),
     )
 
 

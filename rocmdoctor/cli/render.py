@@ -97,6 +97,10 @@ def _print_runbooks(console: "Console", runbooks: "tuple[RunbookReport, ...] | l
             console.print(f"    [dim]{State.UNKNOWN.symbol} {len(wanted)} piece{'s' if len(wanted) != 1 else ''} of evidence "
                           f"not in the bundle; on the node: {escape('; '.join(wanted[:6]))}"
                           f"{' ...' if len(wanted) > 6 else ''} (-v lists them)[/]")
+        if rb.when_clear:
+            console.print("    Nothing here explains it; if the symptom remains:")
+            for line in rb.when_clear:
+                console.print(f"      - {escape(line)}")
         if rb.open_causes:
             console.print("    Not decided by this evidence; the causes still open, each with the command that settles it:")
             for i, c in enumerate(rb.open_causes[:8], 1):

@@ -225,6 +225,10 @@ def _evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
             on_event(StepFinished(host=host, step=report.steps[0]))
         if not report.diagnoses:
             report = _with_open_causes(rb, report)
+        if rb.when_clear and report.state == State.PASS:
+            from dataclasses import replace
+
+            report = replace(report, when_clear=tuple(t.replace("{host}", host) for t in rb.when_clear))
         for d in report.diagnoses:
             on_event(DiagnosisMade(host=host, diagnosis=d))
         reports.append(report)

@@ -74,3 +74,13 @@ def test_xnack_is_judged_by_what_kfd_can_give_each_gpu(tmp_path) -> None:
     _, ok = triage_node(node, tmp_path, compile_plan(load_catalog(), [RB], {}))
     assert steps(ok)["xnack"].check.message == "1 GPU process(es) ask for XNACK and every GPU can give it"
     assert ok.exit_status == ExitStatus.OK
+
+
+def test_a_clear_node_points_at_the_active_check() -> None:
+    """Nothing on the node explains wrong numbers: the runbook says what settles it next (validate)."""
+    report = triage("wrong-one-rocm")
+    (rb,) = report.runbooks
+    assert rb.state == State.PASS and rb.when_clear[0].startswith(
+        "Confirm the GPUs themselves on a drained node: `rocmdoctor validate demo:wrong-one-rocm --level 2`")
+    assert rb.to_dict()["when_clear"] == list(rb.when_clear)
+    assert triage("wrong-xnack-not-given").runbooks[0].when_clear == ()      # only when nothing was found
