@@ -113,18 +113,22 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
     coded = code_prefilter()
     first: dict[str, SignatureMatch] = {}
     counts: dict[str, int] = {}
-    for lineno, line in enumerate(text.splitlines(), 1):
+    all_lines = text.splitlines()
+
+    def scan(lineno: int, line: str) -> bool:
         # a code written as a number or a message is read as its symbol too: a signature
         # for HSA_STATUS_ERROR_OUT_OF_RESOURCES also reads `Call returned 4104`
         names = code_names(line) if coded.search(line, 0, SCAN) else ()
         hay = f"{line} [{' '.join(names)}]" if names else line
         if not ((exact is not None and exact.search(hay)) or (folded is not None and folded.search(hay))):
-            continue
+            return False
         lowered = hay.lower()
+        found = False
         for sig in sigs:
             m = _search(sig, hay, lowered)
             if m is None:
                 continue
+            found = True
             counts[sig.id] = counts.get(sig.id, 0) + 1
             if sig.id not in first:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
@@ -136,8 +140,18 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
                     tuple(replace(alt, means=_fill(alt.means, groups), commands=tuple(_fill(c, groups) for c in alt.commands))
                           for alt in sig.contradicted),
                     tuple(r.describe() for r in read_codes(line)))
+        return found
+
+    for lineno, line in enumerate(all_lines, 1):
+        if scan(lineno, line) or not line.rstrip().endswith(":") or lineno >= len(all_lines):
+            continue
+        # a message wrapped after its colon (a terminal's or a paste's line break): read it whole
+        # ("Unable to find group render:" / "no matching entries in group file.")
+        following = all_lines[lineno].strip()
+        if following:
+            scan(lineno, f"{line.rstrip()} {following}")
     by_id = {s.id: s for s in sigs}
-    lines = text.splitlines() if any(by_id[i].context for i in first) else []
+    lines = all_lines if any(by_id[i].context for i in first) else []
     out = [_read_in_context(replace(m, count=counts[m.signature_id]), by_id[m.signature_id], lines, source)
            for m in first.values()]
     return sorted(out, key=lambda m: (CONFIDENCE_RANK.get(m.confidence, 9), m.lineno))
