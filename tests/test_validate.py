@@ -107,6 +107,22 @@ def test_a_recorded_baseline_is_the_yardstick(tmp_path, capsys) -> None:
     assert "--save-baseline records one host's figures; 2 hosts given" in capsys.readouterr().err
 
 
+def test_level_1_enumerates_the_gpus_against_the_bus(tmp_path) -> None:
+    """Before any load: KFD's GPU nodes against the AMD functions on the PCI bus, and SIMD counts."""
+    with _t(validate_nodes.gpu_missing(), tmp_path) as t:
+        r = run_validate(t, 1, YES)
+    assert r.state == State.FAIL and "KFD enumerates 7 GPU(s) of the 8 on the PCI bus: `rocmdoctor triage mi300x" in r.message
+    assert [p["name"] for p in r.parts] == ["enumeration"] and r.evidence[1].startswith("PCI: 8 AMD GPU function(s): 0000:05:00.0")
+    from rocmdoctor.engine.validate import SEP, judge_enumeration, read_preflight
+
+    # the preflight's own lines: one GPU of eight with 1140 of 1216 SIMDs (compute units disabled)
+    nodes = "\n".join(f"{n} gfx_target_version 90402 simd_count {1140 if n == 5 else 1216}" for n in range(2, 10))
+    pf = read_preflight(f"\n{SEP}\n/opt/rocm/bin/rvs\n{SEP}\n\n{SEP}\n\n{SEP}\n{SEP}\n{nodes}\n")
+    state, message, _ = judge_enumeration(pf, "gpu042")
+    assert (pf.rvs, pf.gpus) == ("/opt/rocm/bin/rvs", 8)
+    assert state == State.WARN and message.endswith("node 5 (1140 SIMDs, its 7 sibling(s) of gfx_target_version 90402: 1216)")
+
+
 def test_a_busy_node_is_refused_unless_forced_and_the_reason_is_audited(tmp_path) -> None:
     with _t(validate_nodes.busy(), tmp_path) as t:
         refused = run_validate(t, 1, YES)

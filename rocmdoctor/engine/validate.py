@@ -83,11 +83,15 @@ def _which(tool: str) -> str:
 
 def preflight_command(root: str = "") -> str:
     """One read-only command: the processes holding a GPU (KFD's list), where rvs, TransferBench and
-    hipblaslt-bench are, and how many GPUs KFD has (topology nodes with SIMDs)."""
+    hipblaslt-bench are, the AMD GPUs on the PCI bus, and each KFD GPU node's target and SIMD count."""
     r = shlex.quote(root)
     return (f"r={r}; ls \"$r/sys/class/kfd/kfd/proc\" 2>/dev/null; echo {SEP}; {_which('rvs')}; echo {SEP}; "
             f"{_which('TransferBench')}; echo {SEP}; {_which('hipblaslt-bench')}; echo {SEP}; "
-            f"grep -ls '^simd_count [1-9]' \"$r\"/sys/class/kfd/kfd/topology/nodes/*/properties | wc -l; true")
+            f"for d in \"$r\"/sys/bus/pci/devices/*; do [ \"$(cat \"$d/vendor\" 2>/dev/null)\" = 0x1002 ] || continue; "
+            f"case \"$(cat \"$d/class\" 2>/dev/null)\" in 0x03*|0x12*) echo \"${{d##*/}}\";; esac; done; echo {SEP}; "
+            f"for n in \"$r\"/sys/class/kfd/kfd/topology/nodes/*; do grep -q '^simd_count [1-9]' \"$n/properties\" 2>/dev/null "
+            f"|| continue; echo \"${{n##*/}} $(grep -E '^(gfx_target_version|simd_count) ' \"$n/properties\" | tr '\\n' ' ')\"; "
+            f"done; true")
 
 
 @dataclass(frozen=True)
@@ -96,18 +100,51 @@ class Preflight:
     rvs: str
     transferbench: str
     gemm_bench: str
-    gpus: int
+    pci_gpus: tuple[str, ...]                       # AMD display/accelerator functions on the bus
+    kfd_gpus: tuple[tuple[str, int, int], ...]      # KFD GPU nodes: (node, gfx_target_version, simd_count)
+
+    @property
+    def gpus(self) -> int:
+        return len(self.kfd_gpus)
 
 
 def read_preflight(stdout: str) -> Preflight:
-    parts = (stdout.split(SEP) + [""] * 5)[:5]
+    parts = (stdout.split(SEP) + [""] * 6)[:6]
     pids = tuple(sorted(int(p) for p in parts[0].split() if p.isdigit()))
 
     def first(text: str) -> str:
         lines = [ln for ln in text.strip().splitlines() if ln.strip()]
         return lines[0].strip() if lines else ""
-    gpus = first(parts[4])
-    return Preflight(pids, first(parts[1]), first(parts[2]), first(parts[3]), int(gpus) if gpus.isdigit() else 0)
+    nodes = []
+    for line in parts[5].strip().splitlines():
+        words = line.split()
+        props = dict(zip(words[1::2], words[2::2]))
+        if words and all(v.isdigit() for v in props.values()):
+            nodes.append((words[0], int(props.get("gfx_target_version", 0)), int(props.get("simd_count", 0))))
+    return Preflight(pids, first(parts[1]), first(parts[2]), first(parts[3]),
+                     tuple(ln.strip() for ln in parts[4].strip().splitlines() if ln.strip()), tuple(nodes))
+
+
+def judge_enumeration(pf: Preflight, host: str = "HOST") -> tuple[State, str, tuple[str, ...]]:
+    """The GPUs the bus has against those KFD enumerates, and GPUs of one target with fewer SIMDs
+    than their siblings (compute units disabled or harvested): before any load, from sysfs alone."""
+    evidence = [f"PCI: {len(pf.pci_gpus)} AMD GPU function(s): {', '.join(pf.pci_gpus) or 'none'}",
+                "KFD: " + (", ".join(f"node {n} gfx_target_version {t} simd_count {c}" for n, t, c in pf.kfd_gpus) or "no GPU node")]
+    if pf.pci_gpus and len(pf.kfd_gpus) < len(pf.pci_gpus):
+        return (State.FAIL, f"KFD enumerates {len(pf.kfd_gpus)} GPU(s) of the {len(pf.pci_gpus)} on the PCI bus: "
+                f"`rocmdoctor triage {host} -r gpu-not-visible` names the missing one", tuple(evidence))
+    odd = []
+    for target in sorted({t for _, t, _ in pf.kfd_gpus}):
+        same = [(n, c) for n, t, c in pf.kfd_gpus if t == target]
+        usual = max({c for _, c in same}, key=lambda c: sum(1 for _, x in same if x == c))
+        odd += [f"node {n} ({c} SIMDs, its {len(same) - 1} sibling(s) of gfx_target_version {target}: {usual})"
+                for n, c in same if c < usual]
+    if odd:
+        return State.WARN, "GPU(s) with fewer compute units than their siblings: " + "; ".join(odd[:4]), tuple(evidence)
+    if not pf.kfd_gpus:
+        return State.UNKNOWN, "no KFD GPU node to enumerate", tuple(evidence)
+    return (State.PASS, f"{len(pf.kfd_gpus)} GPU(s) enumerated by KFD, as on the PCI bus, each with its siblings' SIMD count",
+            ())
 
 
 def plan(level: int, rvs: str, transferbench: str = "", gemm_bench: str = "", gpus: int = 0) -> RemediationPlan:
@@ -202,10 +239,12 @@ def _run_validate(t: Transport, level: int, approve: Approver, force: str, emit:
                               f"refused: {len(pids)} process(es) hold a GPU (PID {', '.join(map(str, pids[:8]))}); "
                               "drain the node first, or --force REASON", busy_pids=pids)
     p = plan(level, pf.rvs, pf.transferbench, pf.gemm_bench, pf.gpus)
+    enumeration = judge_enumeration(pf, host)
     if t.dry_run:
         t.run(p.command, timeout=p.timeout, mutating=True, audit_note=f"validate level {level} (dry run)")
         return ValidateResult(host, level, State.SKIPPED, f"dry run: would run `{p.command}` ({LEVELS[level].about}; "
-                              f"stopped after {p.timeout / 60:.0f} min)", command=p.command, forced=force, busy_pids=pids)
+                              f"stopped after {p.timeout / 60:.0f} min); enumeration now: {enumeration[1]}",
+                              command=p.command, forced=force, busy_pids=pids)
     decision = approve(p, host)
     emit(RemediationDecided(host=host, plan=p, approved=decision.approved, by=decision.by, reason=decision.reason))
     if not decision.approved:
@@ -218,11 +257,12 @@ def _run_validate(t: Transport, level: int, approve: Approver, force: str, emit:
     if res.timed_out:
         return ValidateResult(host, level, State.UNKNOWN, f"rvs did not finish within {p.timeout:.0f} s and was stopped",
                               command=p.command, forced=force, duration_s=took)
-    return _verdict(host, level, p.command, force, pids, took, res, baseline)
+    return _verdict(host, level, p.command, force, pids, took, res, baseline, enumeration)
 
 
 def _verdict(host: str, level: int, command: str, force: str, pids: tuple[int, ...], took: float, res: Any,
-             baseline: tuple[str, dict[str, float]] | None) -> ValidateResult:
+             baseline: tuple[str, dict[str, float]] | None,
+             enumeration: tuple[State, str, tuple[str, ...]] | None = None) -> ValidateResult:
     """RVS's verdicts, then TransferBench's links, the GEMM check and the baseline: the worst wins,
     each part's message and evidence kept."""
     from rocmdoctor.engine.validate_figures import GEMM_MARK, compare_baseline, judge_gemm, link_figures
@@ -234,6 +274,8 @@ def _verdict(host: str, level: int, command: str, force: str, pids: tuple[int, .
         tail = (res.stderr or res.stdout).strip().splitlines()[-1:] or ["no output"]
         message = f"rvs exited {res.exit_status} without a result: {tail[0]}"
     parts: list[tuple[str, str, tuple[State, str, tuple[str, ...]]]] = []
+    if enumeration is not None and enumeration[0] != State.PASS:
+        parts.append(("enumeration", "sysfs", enumeration))
     figures: dict[str, float] = {}
     if tb_marked:
         parts.append(("p2p", "transferbench", judge_links(tb_out)))

@@ -58,6 +58,16 @@ def test_counts_repeats_and_quotes_the_first_line() -> None:
     assert m.quote == "dmesg.txt:4: [    7.668049] amdgpu: Unknown symbol amd_iommu_bind_pasid (err -2)"
 
 
+def test_a_message_wrapped_after_its_colon_is_read_whole() -> None:
+    """A terminal or a paste breaks docker's error after `group render:` (ROCm/composable_kernel's CI
+    log); the two lines are one message. A line that matches alone is not joined."""
+    text = "docker: Error response from daemon: Unable to find group render:\nno matching entries in group file.\n"
+    (m,) = match_text(load_catalog().signatures, text, "docker.log")
+    assert m.signature_id == "container-group-name-not-in-image" and m.lineno == 1
+    assert m.line.endswith("Unable to find group render: no matching entries in group file.")
+    assert match_text(load_catalog().signatures, "Unable to find group render:\n\nno matching entries", "x") == []
+
+
 # --- hostile input --------------------------------------------------------------------
 
 HOSTILE = [

@@ -5,6 +5,7 @@ guide examples, simnode/formats/rvs/SOURCES.md) for the levels validate runs.
 - validate-rvs-fail: it prints SMQT's failing example (three GPUs `pass: false`, BAR5 size 0);
 - validate-slow-link: RVS passes, TransferBench p2p (a real MI350X run) has one slow link;
 - validate-gemm-wrong: RVS passes, hipblaslt-bench -v on GPU 3 prints a relative error of 1.08;
+- validate-gpu-missing: RVS passes, but KFD enumerates 7 of the node's 8 GPUs;
 - validate-busy: the passing node with one job per GPU (refused without --force);
 - validate-no-rvs: a healthy node without RVS installed.
 """
@@ -84,6 +85,13 @@ def busy() -> SimNode:
     return occupy(rvs_pass())
 
 
+def gpu_missing() -> SimNode:
+    """RVS installed; KFD refused one of the eight GPUs (gpu-not-visible's gpu-missing-from-kfd node)."""
+    from rocmdoctor.simnode.scenarios.gpu_not_visible import gpu_missing_from_kfd
+
+    return with_gemm_bench(with_rvs(gpu_missing_from_kfd(), "pebb-pass.txt"))
+
+
 def no_rvs() -> SimNode:
     return healthy_mi300x().remove_tool("rvs")
 
@@ -97,6 +105,8 @@ SCENARIOS = [
              slow_link, (), _OK),
     Scenario("validate-gemm-wrong", "RVS passes; GPU 3's f32 GEMM differs from the CPU's (hipblaslt-bench -v, norm_error 1.08)",
              gemm_wrong, (), _OK),
+    Scenario("validate-gpu-missing", "RVS passes on the GPUs KFD has; KFD enumerates 7 of the 8 on the PCI bus",
+             gpu_missing, (), _OK),
     Scenario("validate-busy", "RVS installed, one job per GPU: validate refuses without --force", busy, (), _OK),
     Scenario("validate-no-rvs", "healthy node without the ROCm Validation Suite", no_rvs, (), _OK),
 ]

@@ -1,0 +1,51 @@
+"""The ticket readers of batch 2026-11-26h's fixes, on the real lines the corpus holds: a `docker run`
+line (its GPU flags), a job environment's visibility variables, hipblaslt-bench's result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rocmdoctor.parsers.container_run import parse_container_run
+from rocmdoctor.parsers.env_lines import parse_env_lines
+
+CASES = Path(__file__).resolve().parents[1] / "incidents"
+
+
+def _ticket(case: str, name: str) -> str:
+    return (CASES / case / "bundle" / "files" / "ticket" / name).read_text()
+
+
+def test_a_prompt_s_docker_run_line_without_devices() -> None:
+    """ROCm/ROCm (Arch gfx803 thread): a prompt, `--group-add=video`, no --device at all."""
+    (run,) = parse_container_run(_ticket("container-mount-failure/arch-gfx803-docker-run-without-kfd-device",
+                                         "container.log"))["runs"]
+    assert run["engine"] == "docker" and run["lineno"] == 1
+    assert (run["devices"], run["group_add"], run["privileged"]) == ([], ["video"], False)
+    assert run["security_opt"] == ["seccomp=unconfined"] and run["image"] == "rocm63_pt25:latest"
+    assert (run["kfd"], run["dri"]) == (False, False)
+
+
+def test_quoted_devices_and_render_nodes() -> None:
+    """ROCm/ROCm-docker#36: `--device="/dev/kfd" --device="/dev/dri/renderD128"`: both reach the container."""
+    (run,) = parse_container_run(_ticket("container-mount-failure/docker-18.02-rocm-terminal-rocminfo-4104-non-root",
+                                         "docker.log"))["runs"]
+    assert run["devices"] == ["/dev/kfd", "/dev/dri/renderD128", "/dev/dri/renderD129"]
+    assert (run["kfd"], run["dri"], run["image"]) == (True, True, "rocm/rocm-terminal")
+
+
+def test_continued_privileged_and_cdi_lines() -> None:
+    text = ("$ sudo podman run --rm \\\n  --device amd.com/gpu=all \\\n  docker.io/rocm/pytorch:latest rocminfo\n"
+            "docker run --privileged -v /models:/models ollama/ollama:rocm\n")
+    cdi, priv = parse_container_run(text)["runs"]
+    assert (cdi["engine"], cdi["lineno"], cdi["kfd"], cdi["image"]) == ("podman", 1, True, "docker.io/rocm/pytorch:latest")
+    assert (priv["privileged"], priv["kfd"], priv["dri"]) == (True, True, True)
+    assert parse_container_run("the docker daemon runs")["runs"] == []
+
+
+def test_visibility_variables_of_a_ray_worker_dump() -> None:
+    """vllm-project/vllm#21457: the worker's environment, values quoted."""
+    out = parse_env_lines(_ticket("gpu-not-visible/ray-vllm-rocr-and-cuda-visible-devices-invalid-ordinal", "env.log"))
+    assert out["vars"] == {"ROCR_VISIBLE_DEVICES": "1", "CUDA_VISIBLE_DEVICES": "0,1"}
+    assert out["lines"]["CUDA_VISIBLE_DEVICES"] == (2, 'CUDA_VISIBLE_DEVICES="0,1"')
+    assert parse_env_lines("export HIP_VISIBLE_DEVICES=2\ndeclare -x ROCR_VISIBLE_DEVICES=\"\"\nPATH=/usr/bin\n")["vars"] == {
+        "HIP_VISIBLE_DEVICES": "2", "ROCR_VISIBLE_DEVICES": ""}
