@@ -11,6 +11,8 @@ prints, per process, the lines of real files it found, framed by our own markers
     Name:/Uid:/Threads:/Cpus_allowed_list:/Mems_allowed_list:   /proc/<pid>/status lines (proc(5))
     lib <path>                               a ROCm library's path in /proc/<pid>/maps (proc(5): the
                                              pathname column), once per path
+    wheel <dir>                              the dist-info directory of the PyTorch wheel whose
+                                             bundled ROCm the process maps (torch-2.5.1+rocm6.2.dist-info)
     cgroup2 <path> | cgroup1 <path>          the process's CPU cgroup (/proc/<pid>/cgroup)
     --- <file>                               then that cgroup file's lines: cpu.max, cpu.stat (v2),
                                              cpu.cfs_quota_us, cpu.cfs_period_us, cpu.stat (v1)
@@ -49,6 +51,15 @@ def cpu_list(text: str) -> list[int]:
 def parse_cpu_list(text: str) -> list[int]:
     """A sysfs CPU list such as /sys/devices/system/node/node0/cpulist (`0-23,48-71`)."""
     return cpu_list(text)
+
+
+def _wheel(dist_info: str) -> dict[str, Any]:
+    """`torch-2.5.1+rocm6.2.dist-info` -> {name: torch, version: 2.5.1+rocm6.2, rocm: 6.2} (pip keeps the
+    local version label, PyTorch's `+rocmX.Y`, in the directory name); rocm None for another build."""
+    stem = dist_info[: -len(".dist-info")]
+    name, _, version = stem.partition("-")
+    m = re.search(r"\+rocm(\d+\.\d+)", version)
+    return {"dir": dist_info, "name": name, "version": version, "rocm": m.group(1) if m else None}
 
 
 def _library(path: str) -> dict[str, str]:
@@ -121,7 +132,7 @@ def parse_gpu_jobs(text: str) -> dict[str, Any]:
             cur = {"pid": int(pid), "name": None, "uid": None, "threads": None, "cpus": None, "mems": None,
                    "cpus_text": None, "mems_text": None, "vram": {}, "queues": {}, "cgroup": None,
                    "cgroup_version": None, "quota_us": None, "period_us": None, "cpu_stat": None,
-                   "cpu_stat_text": None, "files": {}, "env": {}, "libs": []}
+                   "cpu_stat_text": None, "files": {}, "env": {}, "libs": [], "wheels": []}
             procs.append(cur)
             continue
         if cur is None:
@@ -138,6 +149,8 @@ def parse_gpu_jobs(text: str) -> dict[str, Any]:
             cur["vram"][value.split()[0]] = int(value.split()[1])
         elif key == "lib" and value.startswith("/"):
             cur["libs"].append(_library(value.strip()))
+        elif key == "wheel" and value.strip().endswith(".dist-info"):
+            cur["wheels"].append(_wheel(value.strip()))
         elif key == "queue" and value.strip().isdigit():
             cur["queues"][value.strip()] = cur["queues"].get(value.strip(), 0) + 1
         elif key in ("cgroup1", "cgroup2"):

@@ -19,6 +19,7 @@ EVIDENCE = {
     "wrong-gfx-override": "rocminfo: Marketing Name: AMD Instinct MI300X / Name: gfx1030 (8 GPUs); the product is gfx942",
     "wrong-ecc-uncorrectable": "/sys/bus/pci/devices/0000:65:00.0/ras/umc_err_count: ue: 2 ce: 5",
     "wrong-xnack-not-given": "/proc/51000/environ: HSA_XNACK=1",
+    "wrong-wheel-for-old-rocm": "PID 51000: site-packages/torch-2.3.1+rocm5.7.dist-info",
 }
 
 
@@ -28,7 +29,8 @@ def triage(name: str, **kw):  # type: ignore[no-untyped-def]
 
 def test_every_passive_cause_has_a_demo() -> None:
     assert {SCENARIOS[n].expect["diagnosis"] for n in CAUSES} == {"mixed-rocm-libraries", "gfx-override-mismatch",
-                                                                  "memory-errors", "xnack-mode-mismatch"}
+                                                                  "memory-errors", "xnack-mode-mismatch",
+                                                                  "framework-built-for-other-rocm"}
     assert set(EVIDENCE) == set(CAUSES)
 
 
@@ -84,3 +86,15 @@ def test_a_clear_node_points_at_the_active_check() -> None:
         "Confirm the GPUs themselves on a drained node: `rocmdoctor validate demo:wrong-one-rocm --level 2`")
     assert rb.to_dict()["when_clear"] == list(rb.when_clear)
     assert triage("wrong-xnack-not-given").runbooks[0].when_clear == ()      # only when nothing was found
+
+
+def test_a_wheel_s_rocm_is_read_from_its_dist_info() -> None:
+    from rocmdoctor.parsers.gpu_jobs import _wheel
+
+    assert _wheel("torch-2.5.1+rocm6.2.dist-info") == {"dir": "torch-2.5.1+rocm6.2.dist-info", "name": "torch",
+                                                        "version": "2.5.1+rocm6.2", "rocm": "6.2"}
+    assert _wheel("torch-2.6.0.dev20241112+rocm6.2.4.dist-info")["rocm"] == "6.2"
+    assert _wheel("torch-2.5.1+cu124.dist-info")["rocm"] is None
+    msg = steps(triage("wrong-wheel-for-old-rocm"))["wheel"].check.message
+    assert msg.startswith("8 GPU process(es) (PID 51000, 51001, 51002, 51003, ...) run PyTorch 2.3.1+rocm5.7, built for ROCm 5.7,")
+    assert msg.endswith("on the amdgpu driver 6.8.5 (the ROCm 6.2 kernel driver), which AMD tested only with ROCm 6.0, 6.1, 6.2, 6.3, 6.4, 7.0")

@@ -44,6 +44,15 @@ def _override() -> SimNode:
     return occupy(gfx_override_mismatch())
 
 
+def wheel_for_old_rocm() -> SimNode:
+    """The jobs run PyTorch 2.3.1+rocm5.7's own libraries on the ROCm 6.2 driver (amdgpu 6.8.5), which AMD
+    tested with user space 6.0-7.0 only (the user and kernel-space support matrix)."""
+    node = occupy(healthy_mi300x(), every_libs=WHEEL_LIBS)
+    node.file(TORCH_LIB.rsplit("/torch/lib", 1)[0] + "/torch-2.3.1+rocm5.7.dist-info/METADATA",
+              "Metadata-Version: 2.1\nName: torch\nVersion: 2.3.1+rocm5.7\n")
+    return node
+
+
 def xnack_asked_on_gfx11() -> SimNode:
     """A Strix Halo box (Radeon 8060S, gfx1151) whose llama-server was started with HSA_XNACK=1 for
     unified memory: GFX10 and later never run a process with XNACK on (kfd_process.c)."""
@@ -73,6 +82,8 @@ SCENARIOS = from_cases([
      two_installs, "libs", "mixed-rocm-libraries"),
     ("wrong-gfx-override", "busy MI300X node with HSA_OVERRIDE_GFX_VERSION=10.3.0 in its environment",
      _override, "override", "gfx-override-mismatch"),
+    ("wrong-wheel-for-old-rocm", "jobs run PyTorch 2.3.1+rocm5.7's libraries on the ROCm 6.2 driver (tested with 6.0-7.0)",
+     wheel_for_old_rocm, "wheel", "framework-built-for-other-rocm"),
     ("wrong-xnack-not-given", "Strix Halo (gfx1151) running llama-server with HSA_XNACK=1: KFD never gives GFX11 XNACK",
      xnack_asked_on_gfx11, "xnack", "xnack-mode-mismatch"),
     ("wrong-ecc-uncorrectable", "busy node whose GPU 3 counted 2 uncorrectable HBM errors", _ecc,
