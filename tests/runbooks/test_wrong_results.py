@@ -20,6 +20,7 @@ EVIDENCE = {
     "wrong-ecc-uncorrectable": "/sys/bus/pci/devices/0000:65:00.0/ras/umc_err_count: ue: 2 ce: 5",
     "wrong-xnack-not-given": "/proc/51000/environ: HSA_XNACK=1",
     "wrong-wheel-for-old-rocm": "PID 51000: site-packages/torch-2.3.1+rocm5.7.dist-info",
+    "wrong-known-issue-release": "cat /opt/rocm/.info/version: 6.2.0-66",
 }
 
 
@@ -30,7 +31,7 @@ def triage(name: str, **kw):  # type: ignore[no-untyped-def]
 def test_every_passive_cause_has_a_demo() -> None:
     assert {SCENARIOS[n].expect["diagnosis"] for n in CAUSES} == {"mixed-rocm-libraries", "gfx-override-mismatch",
                                                                   "memory-errors", "xnack-mode-mismatch",
-                                                                  "framework-built-for-other-rocm"}
+                                                                  "framework-built-for-other-rocm", "known-bad-combination"}
     assert set(EVIDENCE) == set(CAUSES)
 
 
@@ -75,7 +76,7 @@ def test_xnack_is_judged_by_what_kfd_can_give_each_gpu(tmp_path) -> None:
     node.amdgpu_parameters["noretry"] = "1"
     _, ok = triage_node(node, tmp_path, compile_plan(load_catalog(), [RB], {}))
     assert steps(ok)["xnack"].check.message == "1 GPU process(es) ask for XNACK and every GPU can give it"
-    assert ok.exit_status == ExitStatus.OK
+    assert steps(ok)["xnack"].state == State.PASS
 
 
 def test_a_clear_node_points_at_the_active_check() -> None:

@@ -21,10 +21,19 @@ SYSTEM_LIBS = ("/opt/rocm-6.2.4/lib/libamdhip64.so.6.2.60204", "/opt/rocm-6.2.4/
 
 
 def one_rocm() -> SimNode:
-    """Every job maps only its wheel's ROCm libraries."""
-    node = occupy(healthy_mi300x(), every_libs=WHEEL_LIBS)
-    node.description = "8x MI300X busy, each job with one ROCm (its PyTorch wheel's)"
+    """Every job maps only its wheel's ROCm libraries, on a node with ROCm 6.3.3 (no documented
+    wrong-result bug of data known_wrong_results applies)."""
+    from rocmdoctor.simnode.gpu import mi300x_gpus
+
+    node = occupy(SimNode("mi300x-01", gpus=mi300x_gpus(8), rocm_version="6.3.3"), every_libs=WHEEL_LIBS)
+    node.description = "8x MI300X (ROCm 6.3.3) busy, each job with one ROCm (its PyTorch wheel's)"
     return node
+
+
+def known_issue_release() -> SimNode:
+    """The same jobs on ROCm 6.2.0, for which the release notes document three wrong-result bugs fixed
+    in 6.3.0 (the __shfl miscompile, rocSPARSE bsrgemm, rocALUTION multi-GPU Apply)."""
+    return occupy(healthy_mi300x(), every_libs=WHEEL_LIBS)
 
 
 def two_hip_runtimes() -> SimNode:
@@ -82,11 +91,13 @@ SCENARIOS = from_cases([
      two_installs, "libs", "mixed-rocm-libraries"),
     ("wrong-gfx-override", "busy MI300X node with HSA_OVERRIDE_GFX_VERSION=10.3.0 in its environment",
      _override, "override", "gfx-override-mismatch"),
+    ("wrong-known-issue-release", "8x MI300X on ROCm 6.2.0: three wrong-result bugs the 6.3.0 notes fixed",
+     known_issue_release, "known", "known-bad-combination"),
     ("wrong-wheel-for-old-rocm", "jobs run PyTorch 2.3.1+rocm5.7's libraries on the ROCm 6.2 driver (tested with 6.0-7.0)",
      wheel_for_old_rocm, "wheel", "framework-built-for-other-rocm"),
     ("wrong-xnack-not-given", "Strix Halo (gfx1151) running llama-server with HSA_XNACK=1: KFD never gives GFX11 XNACK",
      xnack_asked_on_gfx11, "xnack", "xnack-mode-mismatch"),
     ("wrong-ecc-uncorrectable", "busy node whose GPU 3 counted 2 uncorrectable HBM errors", _ecc,
      "ecc", "memory-errors"),
-], (RUNBOOK,)) + [Scenario("wrong-one-rocm", "8x MI300X busy, each job with one ROCm (its PyTorch wheel's)",
+], (RUNBOOK,)) + [Scenario("wrong-one-rocm", "8x MI300X (ROCm 6.3.3) busy, each job with one ROCm (its PyTorch wheel's)",
                            one_rocm, (RUNBOOK,), {"state": "pass", "step": None, "diagnosis": None, "vars": {}})]
