@@ -171,3 +171,16 @@ def test_bundle_with_neither_bus_nor_rocm_smi_is_unknown(tmp_path: Path) -> None
     shutil.rmtree(bundle / "commands/rocm-smi")
     s = _bundle_triage(bundle)["k8s"]
     assert s.state == State.UNKNOWN and s.check.message.startswith("the node's GPUs are not in the evidence")
+
+
+def test_a_pasted_listing_with_a_numeric_group_is_the_host_s_gid() -> None:
+    """ROCm/k8s-device-plugin#39: `ls -l` in a pod shows /dev/kfd's group as 106 (no name in the image)."""
+    from rocmdoctor.testing.triage_helpers import triage_runbook
+
+    bundle = Path(__file__).resolve().parents[1] / "incidents" / "container-mount-failure" / \
+        "k8s-debian11-pod-nobody-kfd-gid-106-unnamed" / "bundle"
+    rb, by_id = triage_runbook(RUNBOOK, bundle=str(bundle))
+    access = by_id["access"].check
+    assert access.state == State.WARN and "belong to group 106, shown as a bare number (mode 660)" in access.message
+    assert "ls -l /dev/kfd: mode 660, group 106 (a number: no name for it here)" in "\n".join(access.evidence)
+    assert rb.diagnoses[0].diagnosis_id == "device-group-not-usable" and "--group-add 106" in rb.diagnoses[0].cause
