@@ -255,7 +255,10 @@ def _run_validate(t: Transport, level: int, approve: Approver, force: str, emit:
     took = time.monotonic() - start
     emit(RemediationRan(host=host, plan=p, result=res))
     if res.timed_out:
-        return ValidateResult(host, level, State.UNKNOWN, f"rvs did not finish within {p.timeout:.0f} s and was stopped",
+        from rocmdoctor.engine.validate_figures import GEMM_MARK
+
+        tools = "rvs" if TB_MARK not in p.command and GEMM_MARK not in p.command else "the validation (rvs and the tools after it)"
+        return ValidateResult(host, level, State.UNKNOWN, f"{tools} did not finish within {p.timeout:.0f} s and was stopped",
                               command=p.command, forced=force, duration_s=took)
     return _verdict(host, level, p.command, force, pids, took, res, baseline, enumeration)
 
