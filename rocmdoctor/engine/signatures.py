@@ -180,7 +180,7 @@ KERNEL_LOGS = ("command:dmesg", "command:journalctl -k -b --no-pager")
 #: matched there: runtime.rocminfo_errors reads the rest (the /dev/kfd errno, the group check)
 #: with the node's context, which a signature lacks (root refused is not a group problem).
 ROCMINFO = "command:rocminfo"
-ROCMINFO_FAMILIES = ("hsa",)
+ROCMINFO_FAMILIES = ("hsa", "loader")   # the runtime's status, and the loader's errors rocminfo prints when it cannot start
 #: the signature families matched against what the probe itself reads, with no job log given
 NODE_TEXT_FAMILIES = ("kernel", *ROCMINFO_FAMILIES)
 
