@@ -54,6 +54,9 @@ _GCC_MISMATCH = re.compile(r'"Local GCC version (?P<local>\d+) does not match ke
 # Real DKMS/make lines are short; a pathological line (a binary blob, 100k brackets) must not
 # make a search quadratic, so only its head is read and each pattern needs its keyword first.
 _LINE_MAX = 2000
+# a path of the amdgpu DKMS source tree: its kernel-compatibility layer (amd/amdkcl, include/kcl) or the
+# driver under /var/lib/dkms/amdgpu or the package's unpacked /tmp/amd.XXXX tree (amdgpu-dkms's own layout)
+_AMD_TREE = re.compile(r"/amd/amdkcl/|/include/kcl/|/var/lib/dkms/amdgpu/|/tmp/amd\.\w+/amd/")
 
 
 @parser("dkms_build")
@@ -63,12 +66,13 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
     Returns `{failures: [{kernel, arch, module, line, lineno}], module, version, make_log,
     log_kernel, first_error: {line, lineno, msg}|None, errors: int, gcc_mismatch: str|None,
     stale_trees: [{tree, module, version, line, lineno}], refused: [{module, version, kernel,
-    existing, line, lineno}]}`.
+    existing, line, lineno}], amd_tree: bool}`.
     `log_kernel` is the kernel a make.log header names; `failures` come from dkms's own
     "Bad return status" / "autoinstall ... failed" lines and the driver package's "dkms failed
     for running kernel" (kernel None: the running one); `stale_trees` are the version
     directories dkms found without a dkms.conf; `refused` the modules dkms built and then would
-    not install because the kernel's own copy is "not newer". Never fails: any text is read.
+    not install because the kernel's own copy is "not newer"; `amd_tree` whether the text names the amdgpu
+    DKMS source tree (a make.log pasted alone, without dkms's lines). Never fails: any text is read.
     """
     failures: list[dict[str, Any]] = []
     refused: list[dict[str, Any]] = []
@@ -77,6 +81,7 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
     module = version = make_log = log_kernel = gcc_mismatch = None
     first_error: dict[str, Any] | None = None
     errors = 0
+    amd_tree = False
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw[:_LINE_MAX].strip()
         if not line:
@@ -114,6 +119,8 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
             continue
         if "Local GCC" in line and (m := _GCC_MISMATCH.search(line)):
             gcc_mismatch = f"local GCC {m['local']}, kernel built with {m['kernel']}"
+        if not amd_tree and "/" in line and _AMD_TREE.search(line):
+            amd_tree = True
         hit = (_GCC_ERROR.match(line) if "error:" in line else None) or (_MODPOST.match(line) if "modpost" in line else None)
         if hit is None and "***" in line and "*** [" not in line and "Makefile" in line:
             hit = _MAKE_STOP.search(line)
@@ -123,4 +130,4 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
                 first_error = {"line": line[:400], "lineno": lineno, "msg": hit["msg"].strip()[:300]}
     return {"failures": failures, "module": module, "version": version, "make_log": make_log,
             "log_kernel": log_kernel, "first_error": first_error, "errors": errors, "gcc_mismatch": gcc_mismatch,
-            "stale_trees": stale_trees, "refused": refused}
+            "stale_trees": stale_trees, "refused": refused, "amd_tree": amd_tree}

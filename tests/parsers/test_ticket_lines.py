@@ -49,3 +49,12 @@ def test_visibility_variables_of_a_ray_worker_dump() -> None:
     assert out["lines"]["CUDA_VISIBLE_DEVICES"] == (2, 'CUDA_VISIBLE_DEVICES="0,1"')
     assert parse_env_lines("export HIP_VISIBLE_DEVICES=2\ndeclare -x ROCR_VISIBLE_DEVICES=\"\"\nPATH=/usr/bin\n")["vars"] == {
         "HIP_VISIBLE_DEVICES": "2", "ROCR_VISIBLE_DEVICES": ""}
+
+
+def test_a_make_log_pasted_alone_names_the_amdgpu_tree() -> None:
+    """ROCm/ROCm (amdgpu-dkms 6.12 on mainline 6.12.3): no dkms line, the compiler stops in amdkcl's include chain."""
+    from rocmdoctor.parsers.dkms_build import parse_dkms_build
+
+    out = parse_dkms_build(_ticket("kernel-driver-mismatch/dkms-mainline-6-12-3-kcl-kvrealloc-conflict", "make.log"))
+    assert out["amd_tree"] and out["failures"] == [] and out["first_error"]["lineno"] == 7
+    assert parse_dkms_build("drivers/foo.c:1:2: error: x")["amd_tree"] is False
