@@ -224,3 +224,18 @@ def test_docs_count_the_signatures_per_source() -> None:
     tool = HERE.parents[1] / "tools" / "gen_signature_docs.py"
     r = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
+
+
+def test_the_trie_prefilter_finds_what_the_flat_alternation_finds() -> None:
+    """The prefilter is one trie-shaped pattern of the catalogue's literals; it must hit exactly the
+    lines a plain alternation of the same literals hits (the real messages and non-error lines)."""
+    import re
+
+    from rocmdoctor.engine.signatures import _trie_pattern
+
+    cat = load_catalog()
+    words = {max(a, key=len) for s in cat.signatures for a, f in zip(s.anchors, s.ignore_case) if not f}
+    trie, flat = re.compile(_trie_pattern(words)), re.compile("|".join(map(re.escape, words)))
+    lines = [m["text"] for m in MESSAGES] + ["abc", "", "rocBLAS erro", "Unable to open /dev/kf"]
+    assert [bool(trie.search(x)) for x in lines] == [bool(flat.search(x)) for x in lines]
+    assert re.fullmatch(_trie_pattern({"ab", "abc", "b"}), "abc") and _trie_pattern(set()) == ""
