@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from rocmdoctor import __version__
@@ -226,8 +226,6 @@ def _evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
         if not report.diagnoses:
             report = _with_open_causes(rb, report)
         if rb.when_clear and report.state == State.PASS:
-            from dataclasses import replace
-
             report = replace(report, when_clear=tuple(t.replace("{host}", host) for t in rb.when_clear))
         for d in report.diagnoses:
             on_event(DiagnosisMade(host=host, diagnosis=d))
@@ -242,8 +240,6 @@ def _evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
 def _with_open_causes(rb: Any, report: RunbookReport) -> RunbookReport:
     """The causes whose deciding step could not be evaluated, in the runbook's order, with the one
     command that settles each: what to run next instead of a bare UNKNOWN."""
-    from dataclasses import replace
-
     from rocmdoctor.results import OpenCause
 
     unknown = {s.step_id for s in report.steps if s.state == State.UNKNOWN}

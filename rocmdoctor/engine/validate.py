@@ -167,27 +167,31 @@ def plan(level: int, rvs: str, transferbench: str = "", gemm_bench: str = "", gp
                            timeout=timeout, sudo=False)
 
 
-def judge_links(stdout: str) -> tuple[State, str, tuple[str, ...]]:
-    """TransferBench p2p: GPU-to-GPU links far under the median of the node's own links."""
+def judge_links(stdout: str) -> tuple[State, str, tuple[str, ...], dict[str, float]]:
+    """TransferBench p2p: GPU-to-GPU links far under the median of the node's own links; and every
+    link's figure (what --save-baseline records), from the one parse."""
     import statistics
 
     from rocmdoctor.parsers import ParseError
     from rocmdoctor.parsers.transferbench import parse_transferbench_p2p
 
     try:
-        links = [x for x in parse_transferbench_p2p(stdout)["links"] if x["src"].startswith("GPU") and x["dst"].startswith("GPU")]
+        every = parse_transferbench_p2p(stdout)["links"]
     except ParseError as exc:
-        return State.UNKNOWN, f"TransferBench p2p: {exc}", ()
+        return State.UNKNOWN, f"TransferBench p2p: {exc}", (), {}
+    figures = {f"link {x['src']} -> {x['dst']} GB/s": x["gbps"] for x in every}
+    links = [x for x in every if x["src"].startswith("GPU") and x["dst"].startswith("GPU")]
     if len(links) < 2:
-        return State.SKIPPED, "TransferBench p2p: fewer than two GPUs", ()
+        return State.SKIPPED, "TransferBench p2p: fewer than two GPUs", (), figures
     median = statistics.median(x["gbps"] for x in links)
     slow = sorted((x for x in links if x["gbps"] < SLOW_WARN * median), key=lambda x: x["gbps"])
     if not slow:
-        return State.PASS, f"{len(links)} GPU-to-GPU links within {int(SLOW_WARN * 100)} % of their median {median:.2f} GB/s", ()
+        return (State.PASS, f"{len(links)} GPU-to-GPU links within {int(SLOW_WARN * 100)} % of their median {median:.2f} GB/s",
+                (), figures)
     state = State.FAIL if slow[0]["gbps"] < SLOW_FAIL * median else State.WARN
     text = "; ".join(f"{x['src']} -> {x['dst']} {x['gbps']:.2f} GB/s ({x['gbps'] / median:.0%} of the median {median:.2f})"
                      for x in slow[:4])
-    return state, f"slow GPU-to-GPU link(s): {text}", tuple(x["line"] for x in slow[:4])
+    return state, f"slow GPU-to-GPU link(s): {text}", tuple(x["line"] for x in slow[:4]), figures
 
 
 def judge(stdout: str) -> tuple[State, str, tuple[str, ...], tuple[dict[str, Any], ...]]:
@@ -268,7 +272,7 @@ def _verdict(host: str, level: int, command: str, force: str, pids: tuple[int, .
              enumeration: tuple[State, str, tuple[str, ...]] | None = None) -> ValidateResult:
     """RVS's verdicts, then TransferBench's links, the GEMM check and the baseline: the worst wins,
     each part's message and evidence kept."""
-    from rocmdoctor.engine.validate_figures import GEMM_MARK, compare_baseline, judge_gemm, link_figures
+    from rocmdoctor.engine.validate_figures import GEMM_MARK, compare_baseline, judge_gemm
 
     before_gemm, gemm_marked, gemm_rest = res.stdout.partition(GEMM_MARK)
     rvs_out, tb_marked, tb_out = before_gemm.partition(TB_MARK)
@@ -281,8 +285,9 @@ def _verdict(host: str, level: int, command: str, force: str, pids: tuple[int, .
         parts.append(("enumeration", "sysfs", enumeration))
     figures: dict[str, float] = {}
     if tb_marked:
-        parts.append(("p2p", "transferbench", judge_links(tb_out)))
-        figures.update(link_figures(tb_out))
+        l_state, l_message, l_evidence, l_figures = judge_links(tb_out)
+        parts.append(("p2p", "transferbench", (l_state, l_message, l_evidence)))
+        figures.update(l_figures)
     elif level <= 2:
         message += "; TransferBench not installed: per-link bandwidth not measured"
     if gemm_marked:

@@ -95,17 +95,6 @@ def judge_gemm(stdout: str) -> tuple[State, str, tuple[str, ...], dict[str, floa
     return State.PASS, msg + (f"; {'; '.join(unknown[:2])}" if unknown else ""), (), figures
 
 
-def link_figures(stdout: str) -> dict[str, float]:
-    from rocmdoctor.parsers import ParseError
-    from rocmdoctor.parsers.transferbench import parse_transferbench_p2p
-
-    try:
-        links = parse_transferbench_p2p(stdout)["links"]
-    except ParseError:
-        return {}
-    return {f"link {x['src']} -> {x['dst']} GB/s": x["gbps"] for x in links}
-
-
 def load_baseline(path: str) -> dict[str, float]:
     """The figures of `--save-baseline`; a clear error naming the file otherwise."""
     try:

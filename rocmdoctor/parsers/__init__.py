@@ -28,6 +28,23 @@ class ParseError(ValueError):
     """The text is not in the format the parser reads."""
 
 
+def continued_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(first line number, text) of each logical line: a line ending in a backslash continues on
+    the next, as in shells and modprobe.d. A continuation left open at the end is still yielded."""
+    buf, start = "", 0
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip()
+        if not buf:
+            start = lineno
+        if line.endswith("\\"):
+            buf += line[:-1] + " "
+            continue
+        yield start, buf + line
+        buf = ""
+    if buf:
+        yield start, buf
+
+
 def parser(name: str) -> Callable[[ParserFn], ParserFn]:
     def register(fn: ParserFn) -> ParserFn:
         doc = (fn.__doc__ or "").strip().splitlines()

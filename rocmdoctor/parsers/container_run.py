@@ -11,29 +11,12 @@ import re
 import shlex
 from typing import Any
 
-from rocmdoctor.parsers import parser
+from rocmdoctor.parsers import continued_lines, parser
 
 _RUN = re.compile(r"(?:^|[\s$#>])(?:sudo\s+(?:-\S+\s+)*)?(?P<engine>docker|podman|nerdctl)\s+(?:container\s+)?(?:run|create)\s")
 _VALUED = {"--device", "--group-add", "--security-opt", "-v", "--volume", "--gpus", "--runtime", "--name", "-e", "--env",
            "--user", "-u", "--ipc", "--cap-add", "--network", "--net", "-w", "--workdir", "--entrypoint", "--shm-size",
            "-p", "--publish", "--mount", "--platform", "--pull", "--hostname", "-h", "--restart", "--label", "-l"}
-
-
-def _logical_lines(text: str) -> list[tuple[int, str]]:
-    out: list[tuple[int, str]] = []
-    buf, start = "", 0
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.rstrip()
-        if not buf:
-            start = lineno
-        if line.endswith("\\"):
-            buf += line[:-1] + " "
-            continue
-        out.append((start, buf + line))
-        buf = ""
-    if buf:
-        out.append((start, buf))
-    return out
 
 
 def _flags(args: list[str]) -> dict[str, Any]:
@@ -75,7 +58,7 @@ def parse_container_run(text: str) -> dict[str, Any]:
     """`{runs: [{engine, lineno, line, devices, group_add, security_opt, volumes, gpus, privileged, image,
     kfd, dri}]}`: every run line, its GPU flags and whether /dev/kfd and /dev/dri reach the container."""
     runs = []
-    for lineno, line in _logical_lines(text):
+    for lineno, line in continued_lines(text):
         m = _RUN.search(line)
         if not m:
             continue

@@ -14,7 +14,8 @@ from typing import Any
 
 from rocmdoctor.parsers import ParseError, parser
 
-_GPU_ENV = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
+#: the variables that choose a process's GPUs (containers' Env, a ticket's pasted environment)
+GPU_VISIBILITY_ENV = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 
 
 def _one(doc: Any) -> dict[str, Any]:
@@ -49,7 +50,7 @@ def parse_container_inspect(text: str) -> dict[str, Any]:
     env = {}
     for item in config.get("Env") or []:
         key, _, value = item.partition("=")
-        if key in _GPU_ENV:
+        if key in GPU_VISIBILITY_ENV:
             env[key] = value
     return {
         "name": (c.get("Name") or "").lstrip("/"),

@@ -10,9 +10,9 @@ import re
 from typing import Any
 
 from rocmdoctor.parsers import parser
+from rocmdoctor.parsers.containers import GPU_VISIBILITY_ENV
 
-NAMES = ("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
-_LINE = re.compile(r"^\s*(?:export\s+|declare\s+-x\s+)?(?P<name>" + "|".join(NAMES)
+_LINE = re.compile(r"^\s*(?:export\s+|declare\s+-x\s+)?(?P<name>" + "|".join(GPU_VISIBILITY_ENV)
                    + r""")=(?P<q>["']?)(?P<value>[^"'\s]*)(?P=q)\s*$""")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rocmdoctor.parsers import ParseError, parsed, parser
+from rocmdoctor.parsers import ParseError, continued_lines, parsed, parser
 
 _TOKEN = re.compile(r'(?:[^\s"]+|"[^"]*")+')
 
@@ -85,17 +85,8 @@ def parse_modprobe_conf(text: str) -> list[dict[str, Any]]:
     Raises ParseError on an unknown directive.
     """
     out: list[dict[str, Any]] = []
-    pending = ""
-    start = 0
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not pending:
-            start = lineno
-        if line.endswith("\\"):
-            pending += line[:-1] + " "
-            continue
-        line = (pending + line).strip()
-        pending = ""
+    for start, line in continued_lines(text):
+        line = line.strip()
         if not line or line.startswith("#"):
             continue
         parts = line.split(None, 2)
