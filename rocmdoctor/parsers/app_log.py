@@ -49,6 +49,7 @@ _TORCH_OLD = re.compile(
     + r" total capacity; " + _SIZE + r" already allocated; " + _SIZE + r" free; " + _SIZE
     + r" reserved in total by PyTorch\)")
 _ALLOWED = re.compile(_SIZE + r" allowed;")
+_WRAPPED_TORCH = re.compile(r"(?:HIP|CUDA) out of memory\.$")
 
 # (kind, framework, pattern); first match wins, GPU forms before host forms.
 _LINES: list[tuple[str, str, re.Pattern[str]]] = [
@@ -157,6 +158,10 @@ def parse_app_log(text: str) -> dict[str, Any]:
     lines = text.splitlines()
     for lineno, raw in enumerate(lines, 1):
         line = raw.rstrip()
+        if _WRAPPED_TORCH.search(line):
+            # the message wrapped after its first sentence (ComfyUI's console; Comfy-Org/ComfyUI#13112):
+            # read it with the lines that carry its figures
+            line = " ".join([line.strip()] + [n.strip() for n in lines[lineno:lineno + 3]])
         hit = classify_app_line(line)
         if hit is None:
             continue

@@ -112,3 +112,20 @@ def test_ggml_hip_build_cuda_named_out_of_memory_is_a_gpu_oom():
             "  hipMalloc((void **) &ptr, look_ahead_size)\n")
     (e,) = parse_app_log(text)["gpu_oom"]
     assert e["framework"] == "ggml"
+
+
+def test_pytorch_oom_wrapped_after_its_first_sentence_is_read_whole():
+    """ComfyUI's console (Comfy-Org/ComfyUI#13112) breaks PyTorch's one-line message after
+    "HIP out of memory."; the figures on the next lines belong to it."""
+    text = (
+        "\ntorch.OutOfMemoryError: HIP out of memory. \n"
+        "Tried to allocate 26.00 MiB. GPU 0 has a total capacity of 15.92 GiB of which 13.60 GiB is free. \n"
+        "Of the allocated memory 1.72 GiB is allocated by PyTorch, and 28.98 MiB is reserved by PyTorch but unallocated.\n"
+        " If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"
+        " to avoid fragmentation. \n"
+    )
+    out = parse_app_log(text)
+    (e,) = out["gpu_oom"]
+    assert e["lineno"] == 2 and e["tried_bytes"] == 26 * MIB
+    assert e["free_bytes"] == int(13.60 * GIB) and e["total_bytes"] == int(15.92 * GIB)
+    assert e["device_refused"] is True and e["fragmentation"] is False
