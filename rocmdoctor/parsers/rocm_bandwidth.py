@@ -45,7 +45,9 @@ def parse_rocm_bandwidth_validation(text: str) -> dict[str, Any]:
     name reads like a processor, else "device"; a failed path's kind is "host-gpu", "gpu-gpu"
     or "within-device" (the agents besides the host are GPUs). Text without a "Data Path
     Validation" section (a job log, a run without -v) gives `found: False` and no paths; a
-    section whose matrix cannot be read raises ParseError.
+    section whose matrix cannot be read raises ParseError. `no_peer` lists the GPU pairs
+    (`{src, dst, src_name, dst_name}`) the "Inter-Device Access" matrix marks 0, with or without
+    -v; `access_lines` that matrix's lines.
     """
     lines = text.splitlines()
     devices: dict[int, dict[str, Any]] = {}
@@ -60,10 +62,12 @@ def parse_rocm_bandwidth_validation(text: str) -> dict[str, Any]:
                 "uuid": parts[-2] if gpu else None, "bdf": parts[-1] if gpu else None,
                 "kind": "gpu" if gpu else ("cpu" if _CPU_NAME.search(name) else "device"),
                 "label": f"device {m.group(1)} ({name}" + (f", {parts[-1]})" if gpu else ")")}
+    no_peer, access_lines = _no_peer_access(lines, devices)
     start = next((i for i, line in enumerate(lines) if line.strip() == "Data Path Validation"), None)
     if start is None:
         # a job log, or rocm_bandwidth_test run without -v: nothing validated, not a malformed report
-        return {"found": False, "devices": devices, "paths": [], "failed": [], "passed": 0, "lines": []}
+        return {"found": False, "devices": devices, "paths": [], "failed": [], "passed": 0, "lines": [],
+                "no_peer": no_peer, "access_lines": access_lines}
     columns: list[int] = []
     paths: list[dict[str, Any]] = []
     matrix_lines: list[str] = []
@@ -104,4 +108,37 @@ def parse_rocm_bandwidth_validation(text: str) -> dict[str, Any]:
     failed = [{**p, "src_name": label(p["src"]), "dst_name": label(p["dst"]), "kind": kind(p), "gpu": gpu_end(p)}
               for p in paths if p["result"] == "FAIL"]
     return {"found": True, "devices": devices, "paths": paths, "failed": failed,
-            "passed": sum(1 for p in paths if p["result"] == "PASS"), "lines": matrix_lines}
+            "passed": sum(1 for p in paths if p["result"] == "PASS"), "lines": matrix_lines,
+            "no_peer": no_peer, "access_lines": access_lines}
+
+
+_ACCESS_ROW = re.compile(r"^\s*(\d+)((?:\s+[01])+)\s*$")
+
+
+def _no_peer_access(lines: list[str], devices: dict[int, dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """GPU pairs the "Inter-Device Access" matrix marks 0: the runtime gives them no peer access
+    (rocm_bandwidth_test then skips their copies, N/A in every bandwidth matrix)."""
+    start = next((i for i, line in enumerate(lines) if line.strip() == "Inter-Device Access"), None)
+    if start is None:
+        return [], []
+    columns: list[int] = []
+    matrix: list[str] = []
+    pairs: list[dict[str, Any]] = []
+    for line in lines[start + 1:]:
+        if not line.strip():
+            continue
+        header = _HEADER.match(line)
+        if header and not columns:
+            columns = [int(c) for c in header.group(1).split()]
+            matrix.append(line.rstrip())
+            continue
+        row = _ACCESS_ROW.match(line)
+        if not columns or not row or len(row.group(2).split()) != len(columns):
+            break
+        matrix.append(line.rstrip())
+        src = int(row.group(1))
+        for dst, cell in zip(columns, row.group(2).split()):
+            if cell == "0" and src < dst and all(devices.get(i, {}).get("kind") == "gpu" for i in (src, dst)):
+                pairs.append({"src": src, "dst": dst, "src_name": devices[src]["label"],
+                              "dst_name": devices[dst]["label"]})
+    return pairs, matrix

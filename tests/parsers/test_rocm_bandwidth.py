@@ -56,3 +56,22 @@ def test_not_a_validation_report_is_said(text: str, match: str) -> None:
 def test_text_without_a_validation_section_is_found_false(text: str) -> None:
     r = parse_rocm_bandwidth_validation(text)
     assert r["found"] is False and r["paths"] == [] and r["failed"] == [] and r["passed"] == 0
+
+
+REAL_NO_P2P = (ROOT / "gpu-hardware-fault" / "rx7900xtx-pair-no-p2p-in-bandwidth-test" / "bundle" / "files"
+               / "ticket" / "rocm-bandwidth-test.log")
+
+
+def test_access_matrix_names_gpu_pairs_without_peer_access() -> None:
+    """rocm_bandwidth_test 2.6.0 without -v on two RX 7900 XTX (ROCm/rocm_bandwidth_test thread in the
+    corpus): the runtime gave the GPUs no access to each other; host paths all 1."""
+    r = parse_rocm_bandwidth_validation(REAL_NO_P2P.read_text())
+    assert r["found"] is False and r["failed"] == []
+    assert [(p["src"], p["dst"]) for p in r["no_peer"]] == [(1, 2)]
+    assert r["no_peer"][0]["src_name"] == "device 1 (Radeon RX 7900 XTX, 83:0.0)"
+    assert r["access_lines"][0].strip().startswith("D/D") and len(r["access_lines"]) == 4
+
+
+def test_access_matrix_of_a_healthy_report_has_no_pairs() -> None:
+    r = parse_rocm_bandwidth_validation(validation_report(healthy().gpus, set()))
+    assert r["no_peer"] == []
