@@ -1,0 +1,73 @@
+"""What a ticket pastes of Kubernetes' view of a node's AMD GPUs, in whichever form it comes.
+
+Real forms (each from a public thread):
+- `kubectl describe node` blocks, often cut to the labels and the `Capacity:` / `Allocatable:` blocks
+  (ROCm/gpu-operator#382: `amd.com/gpu: 0` beside `amd.com/spx_nps1: 63`, under the label
+  `dcm.amd.com/gpu-config-profile=cpx-nps4`);
+- jsonpath-style lines `status.capacity.amd.com/gpu: 0` (projectbluefin, a node's summary);
+- the kubelet's device-manager checkpoint, `{"RegisteredDevices":{"amd.com/gpu":[]}}`
+  (/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint; ROCm/k8s-device-plugin, a CPX node).
+
+The AMD device plugin advertises whole GPUs as `amd.com/gpu` and, with the GPU operator's partitioning
+(DCM) and its "mixed" resource naming, partitions as `amd.com/<compute>_<memory>` (`cpx_nps4`); the
+node's configured profile is the label `dcm.amd.com/gpu-config-profile`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from rocmdoctor.parsers import parser
+
+_BLOCK = re.compile(r"^\s*(Capacity|Allocatable):\s*$")
+_ENTRY = re.compile(r"^\s+(amd\.com/[\w.-]+):\s+(\d+)\s*$")
+_JSONPATH = re.compile(r"^\s*status\.(capacity|allocatable)\.(amd\.com/[\w.-]+):\s+(\d+)\s*$")
+_PROFILE = re.compile(r"dcm\.amd\.com/gpu-config-profile=(?P<profile>[a-z]+-nps\d+)\b")
+_CHECKPOINT = re.compile(r'\{"RegisteredDevices":\{.*?\}\}')
+_PARTITION = re.compile(r"^amd\.com/(?P<compute>[a-z]+px)_(?P<memory>nps\d+)$")
+
+
+@parser("k8s_ticket")
+def parse_k8s_ticket(text: str) -> dict[str, Any]:
+    """`{found, capacity: {resource: n}, allocatable: {resource: n}, registered: {resource: n} | None,
+    profile: "cpx-nps4" | None, partitions: {resource: n}, gpu_capacity, gpu_allocatable}`.
+
+    `partitions` are the advertised partition resources (`amd.com/spx_nps1`) with a count above 0; a
+    `*_gpu` value is None when the text does not give it. Never fails: text without any of the forms
+    is `found: False`."""
+    capacity: dict[str, int] = {}
+    allocatable: dict[str, int] = {}
+    registered: dict[str, int] | None = None
+    profile = None
+    block: dict[str, int] | None = None
+    for line in text.splitlines():
+        if m := _PROFILE.search(line):
+            profile = m.group("profile")
+        if m := _BLOCK.match(line):
+            block = capacity if m.group(1) == "Capacity" else allocatable
+            continue
+        if m := _JSONPATH.match(line):
+            (capacity if m.group(1) == "capacity" else allocatable)[m.group(2)] = int(m.group(3))
+            continue
+        if block is not None and (m := _ENTRY.match(line)):
+            block[m.group(1)] = int(m.group(2))
+            continue
+        if block is not None and line.strip() and not line.startswith((" ", "\t")):
+            block = None
+        if m := _CHECKPOINT.search(line):
+            try:
+                devices = json.loads(m.group(0))["RegisteredDevices"]
+            except (ValueError, KeyError, TypeError):
+                continue
+            if isinstance(devices, dict):
+                registered = {k: len(v) if isinstance(v, list) else 0 for k, v in devices.items()
+                              if k.startswith("amd.com/")}
+    seen = {**capacity, **allocatable}
+    partitions = {r: n for r, n in seen.items() if _PARTITION.match(r) and n > 0}
+    found = bool(capacity or allocatable or registered)
+    return {"found": found, "capacity": capacity, "allocatable": allocatable, "registered": registered,
+            "profile": profile, "partitions": partitions,
+            "gpu_capacity": capacity.get("amd.com/gpu"), "gpu_allocatable": allocatable.get("amd.com/gpu")}
+

@@ -1,0 +1,39 @@
+"""k8s_ticket over the real forms tickets paste (each file is a corpus case's verbatim evidence)."""
+
+from rocmdoctor.parsers import get_parser
+from rocmdoctor.parsers.k8s_ticket import parse_k8s_ticket
+from rocmdoctor.testing.corpus import ROOT
+
+CASES = ROOT / "container-mount-failure"
+
+
+def _ticket(case: str, name: str) -> str:
+    return (CASES / case / "bundle" / "files" / "ticket" / name).read_text()
+
+
+def test_registered() -> None:
+    assert get_parser("k8s_ticket") is parse_k8s_ticket
+
+
+def test_describe_blocks_with_profile_label_and_partitions() -> None:
+    """ROCm/gpu-operator#382: configured cpx-nps4, still advertised as spx_nps1."""
+    r = parse_k8s_ticket(_ticket("gpu-operator-cpx-partitions-listed-as-spx-stale-device-plugin",
+                                 "kubectl-describe-node.log"))
+    assert r["found"] and r["profile"] == "cpx-nps4"
+    assert r["capacity"] == {"amd.com/gpu": 0, "amd.com/spx_nps1": 63} == r["allocatable"]
+    assert r["gpu_allocatable"] == 0 and r["partitions"] == {"amd.com/spx_nps1": 63}
+
+
+def test_jsonpath_lines() -> None:
+    r = parse_k8s_ticket(_ticket("k8s-strixhalo-ghost-device-plugin-label-missing", "k8s-node.log"))
+    assert r["found"] and r["gpu_capacity"] == 0 and r["gpu_allocatable"] == 0 and r["partitions"] == {}
+
+
+def test_kubelet_checkpoint() -> None:
+    r = parse_k8s_ticket(_ticket("mi300x-cpx-device-plugin-registers-zero-gpus", "kubelet-checkpoint.log"))
+    assert r["found"] and r["registered"] == {"amd.com/gpu": 0} and r["capacity"] == {}
+
+
+def test_a_job_log_is_not_found() -> None:
+    r = parse_k8s_ticket("Traceback (most recent call last):\nRuntimeError: HIP error: invalid argument\n")
+    assert r["found"] is False and r["registered"] is None and r["profile"] is None
