@@ -39,9 +39,50 @@ def test_a_build_for_a_supported_kernel_passes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("version, says", [
-    ("6.16.13-2278356.24.04", "ROCm 7.2, whose compatibility matrix rocmdoctor's table does not hold yet"),
+    # ROCm 7.2's matrix lists operating systems but no kernel table (rocm_supported_kernels.yaml, "7.2")
+    ("6.16.13-2278356.24.04", "ships with ROCm 7.2, whose compatibility matrix (compat-matrix-7.2.3) names no kernel"),
     ("9.9.9-1.24.04", "does not name the ROCm release"),
 ])
-def test_a_release_the_table_lacks_is_unknown_not_a_guess(tmp_path: Path, version: str, says: str) -> None:
+def test_a_release_or_kernel_list_the_table_lacks_is_unknown_not_a_guess(tmp_path: Path, version: str, says: str) -> None:
     _, step = _step(tmp_path, version, "6.18.7-061807-generic")
     assert step.state == State.UNKNOWN and says in step.check.message
+
+
+# `dkms status` and `uname -a` as a ticket pastes them (ROCm/ROCm#602, in the corpus); a ROCm 1.x-4.x
+# rock-dkms version names its series itself ("1.9-307" -> 1.9)
+DKMS_19 = "amdgpu, 1.9-307: added\n"
+UNAME = "Linux wukong {k} #165-Ubuntu SMP Wed Oct 24 10:58:50 UTC 2018 x86_64 x86_64 x86_64 GNU/Linux\n"
+
+
+def _support(tmp_path: Path, dkms: str, kernel: str, os_release: str | None = None):  # type: ignore[no-untyped-def]
+    for cmd, out in (("dkms status", dkms), ("uname -a", UNAME.format(k=kernel))):
+        d = tmp_path / "commands" / cmd
+        d.mkdir(parents=True)
+        (d / "stdout").write_text(out)
+    if os_release:
+        f = tmp_path / "files" / "etc" / "os-release"
+        f.parent.mkdir(parents=True)
+        f.write_text(os_release)
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("kernel-driver-mismatch",)))
+    return next(s for s in report.runbooks[0].steps if s.step_id == "support")
+
+
+def test_old_rock_dkms_release_and_a_kernel_below_its_open_range(tmp_path: Path) -> None:
+    step = _support(tmp_path, DKMS_19, "4.4.0-139-generic")
+    assert step.state == State.WARN
+    assert "kernel 4.4.0-139-generic is older than ROCm 1.9 supports" in step.check.message
+    assert "4.13 or newer" in step.check.message
+    assert "dkms status: amdgpu 1.9-307 (the ROCm 1.9 driver)" in step.check.evidence
+    assert any(e.startswith("uname -a: Linux wukong 4.4.0-139-generic") for e in step.check.evidence)
+
+
+def test_a_kernel_in_the_open_range_passes(tmp_path: Path) -> None:
+    step = _support(tmp_path, DKMS_19, "4.15.0-33-generic", 'ID=ubuntu\nVERSION_ID="18.04"\nPRETTY_NAME="Ubuntu 18.04.1 LTS"\n')
+    assert step.state == State.PASS and "ROCm 1.9 supports Ubuntu 18.04" in step.check.message
+
+
+def test_a_closed_kernel_range_warns_outside_it(tmp_path: Path) -> None:
+    """ROCm 2.2's README: "kernels 4.13-4.15"; a 4.18 kernel is outside (ROCm/ROCm#731's answer)."""
+    step = _support(tmp_path, "amdgpu, 2.2-31, 4.18.0-16-generic, x86_64: installed\n", "4.18.0-16-generic",
+                    'ID=ubuntu\nVERSION_ID="18.04"\nPRETTY_NAME="Ubuntu 18.04.2 LTS"\n')
+    assert step.state == State.WARN and "AMD supports kernel 4.13 or 4.14 or 4.15" in step.check.message
