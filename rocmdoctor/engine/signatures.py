@@ -135,22 +135,29 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
     # rarest (`version ` or `open ` would let most lines of a log through to every pattern)
     exact, folded = _prefilter(tuple((max(a, key=len), f) for sig in sigs for a, f in zip(sig.anchors, sig.ignore_case)))
     coded = code_prefilter()
+    longest = max((len(max(a, key=len)) for sig in sigs for a in sig.anchors if a), default=0)
+
+    def _literal(hay: str) -> bool:
+        return bool((exact is not None and exact.search(hay)) or (folded is not None and folded.search(hay)))
+
     first: dict[str, SignatureMatch] = {}
     counts: dict[str, int] = {}
     all_lines = text.splitlines()
 
-    def scan(lineno: int, line: str) -> bool:
+    def scan(lineno: int, line: str, starts_before: int | None = None) -> bool | None:
+        """True: a signature matched; False: a literal was there but no pattern; None: no literal.
+        `starts_before`: a joined line counts only matches that begin on its first line."""
         # a code written as a number or a message is read as its symbol too: a signature
         # for HSA_STATUS_ERROR_OUT_OF_RESOURCES also reads `Call returned 4104`
-        names = code_names(line) if coded.search(line, 0, SCAN) else ()
+        names = code_names(line) if starts_before is None and coded.search(line, 0, SCAN) else ()
         hay = f"{line} [{' '.join(names)}]" if names else line
-        if not ((exact is not None and exact.search(hay)) or (folded is not None and folded.search(hay))):
-            return False
+        if not _literal(hay):
+            return None
         lowered = hay.lower()
         found = False
         for sig in sigs:
             m = _search(sig, hay, lowered)
-            if m is None:
+            if m is None or (starts_before is not None and m.start() >= starts_before):
                 continue
             found = True
             counts[sig.id] = counts.get(sig.id, 0) + 1
@@ -167,13 +174,20 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
         return found
 
     for lineno, line in enumerate(all_lines, 1):
-        if scan(lineno, line) or not line.rstrip().endswith(":") or lineno >= len(all_lines):
+        hit = scan(lineno, line)
+        if hit or lineno >= len(all_lines):
             continue
-        # a message wrapped after its colon (a terminal's or a paste's line break): read it whole
-        # ("Unable to find group render:" / "no matching entries in group file.")
+        # a message wrapped by a terminal or a paste: after its colon ("Unable to find group render:" /
+        # "no matching entries in group file."), in a line that holds a signature's literal but not its
+        # whole pattern, or through a literal ("... on startup is less than" / "desired GPU memory
+        # utilization ..."): that last one only where the next line goes on mid-sentence (lower case; a
+        # log's own lines start with a timestamp, a bracket or a capital) and a literal spans the break
         following = all_lines[lineno].strip()
-        if following:
-            scan(lineno, f"{line.rstrip()} {following}")
+        first_line = line.rstrip()
+        if not following or (hit is None and not first_line.endswith(":") and not (
+                following[0].islower() and _literal(f"{first_line[-longest:]} {following[:longest]}"))):
+            continue
+        scan(lineno, f"{first_line} {following}", len(first_line))
     by_id = {s.id: s for s in sigs}
     lines = all_lines if any(by_id[i].context for i in first) else []
     out = [_read_in_context(replace(m, count=counts[m.signature_id]), by_id[m.signature_id], lines, source)

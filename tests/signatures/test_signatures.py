@@ -68,6 +68,21 @@ def test_a_message_wrapped_after_its_colon_is_read_whole() -> None:
     assert match_text(load_catalog().signatures, "Unable to find group render:\n\nno matching entries", "x") == []
 
 
+
+def test_a_message_wrapped_through_its_literal_is_read_whole() -> None:
+    """vLLM's start-up check broken mid-sentence in a CI log (vllm-project/vllm, in the corpus): the next
+    line goes on in lower case and a literal spans the break. A log whose next line starts a new entry
+    (timestamp, capital) is not joined, nor is a match that lies wholly on the next line."""
+    first = "ValueError: Free memory on device cuda:0 (24.68/255.98 GiB) on startup is less than"
+    text = f"{first}\ndesired GPU memory utilization (0.9, 230.39 GiB).\n"
+    (m,) = match_text(load_catalog().signatures, text, "job.log")
+    assert m.signature_id == "vllm-free-memory-below-utilization" and m.lineno == 1
+    assert m.groups["free"] == "24.68" and m.groups["want"] == "230.39"
+    assert match_text(load_catalog().signatures, f"{first}\nDesired GPU memory utilization (0.9, 230.39 GiB).", "x") == []
+    whole = "ValueError: Free memory on device cuda:0 (7.34/15.49 GiB) on startup is less than desired GPU memory utilization (0.8, 12.39 GiB)."
+    (m,) = match_text(load_catalog().signatures, f"step 12\n{whole}\n", "x")
+    assert m.lineno == 2
+
 # --- hostile input --------------------------------------------------------------------
 
 HOSTILE = [
