@@ -6,7 +6,10 @@ Real forms (each from a public thread):
   `dcm.amd.com/gpu-config-profile=cpx-nps4`);
 - jsonpath-style lines `status.capacity.amd.com/gpu: 0` (projectbluefin, a node's summary);
 - the kubelet's device-manager checkpoint, `{"RegisteredDevices":{"amd.com/gpu":[]}}`
-  (/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint; ROCm/k8s-device-plugin, a CPX node).
+  (/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint; ROCm/k8s-device-plugin, a CPX node);
+- the AMD device plugin's own log (ROCm/k8s-device-plugin#40): its banner, the manager's discovery, and a
+  "gpu: Starting plugin server" line only when it found /sys/class/kfd (its main.go starts the `gpu`
+  plugin only then).
 
 The AMD device plugin advertises whole GPUs as `amd.com/gpu` and, with the GPU operator's partitioning
 (DCM) and its "mixed" resource naming, partitions as `amd.com/<compute>_<memory>` (`cpx_nps4`); the
@@ -27,12 +30,18 @@ _JSONPATH = re.compile(r"^\s*status\.(capacity|allocatable)\.(amd\.com/[\w.-]+):
 _PROFILE = re.compile(r"dcm\.amd\.com/gpu-config-profile=(?P<profile>[a-z]+-nps\d+)\b")
 _CHECKPOINT = re.compile(r'\{"RegisteredDevices":\{.*?\}\}')
 _PARTITION = re.compile(r"^amd\.com/(?P<compute>[a-z]+px)_(?P<memory>nps\d+)$")
+# ROCm/k8s-device-plugin's log (glog through kubevirt's device-plugin-manager): its banner, the manager's
+# "Starting Discovery on new plugins", then per resource "<name>: Starting plugin server" once found
+_BANNER = re.compile(r"\bAMD GPU device plugin for Kubernetes\b")
+_DISCOVERY = re.compile(r"\bStarting Discovery on new plugins\b")
+_STARTED = re.compile(r"\] (?P<name>[\w.-]{1,40}): Starting plugin server\b")
 
 
 @parser("k8s_ticket")
 def parse_k8s_ticket(text: str) -> dict[str, Any]:
     """`{found, capacity: {resource: n}, allocatable: {resource: n}, registered: {resource: n} | None,
-    profile: "cpx-nps4" | None, partitions: {resource: n}, gpu_capacity, gpu_allocatable}`.
+    profile: "cpx-nps4" | None, partitions: {resource: n}, gpu_capacity, gpu_allocatable,
+    plugin_log: {banner, discovery, started: [resource names]} | None}`.
 
     `partitions` are the advertised partition resources (`amd.com/spx_nps1`) with a count above 0; a
     `*_gpu` value is None when the text does not give it. Never fails: text without any of the forms
@@ -42,7 +51,13 @@ def parse_k8s_ticket(text: str) -> dict[str, Any]:
     registered: dict[str, int] | None = None
     profile = None
     block: dict[str, int] | None = None
+    banner = discovery = False
+    started: list[str] = []
     for line in text.splitlines():
+        banner = banner or bool(_BANNER.search(line))
+        discovery = discovery or bool(_DISCOVERY.search(line))
+        if m := _STARTED.search(line):
+            started.append(m.group("name"))
         if m := _PROFILE.search(line):
             profile = m.group("profile")
         if m := _BLOCK.match(line):
@@ -67,7 +82,8 @@ def parse_k8s_ticket(text: str) -> dict[str, Any]:
     seen = {**capacity, **allocatable}
     partitions = {r: n for r, n in seen.items() if _PARTITION.match(r) and n > 0}
     found = bool(capacity or allocatable or registered)
-    return {"found": found, "capacity": capacity, "allocatable": allocatable, "registered": registered,
-            "profile": profile, "partitions": partitions,
+    plugin_log = {"banner": banner, "discovery": discovery, "started": started} if banner else None
+    return {"found": found or plugin_log is not None, "capacity": capacity, "allocatable": allocatable,
+            "registered": registered, "profile": profile, "partitions": partitions, "plugin_log": plugin_log,
             "gpu_capacity": capacity.get("amd.com/gpu"), "gpu_allocatable": allocatable.get("amd.com/gpu")}
 

@@ -37,3 +37,19 @@ def test_kubelet_checkpoint() -> None:
 def test_a_job_log_is_not_found() -> None:
     r = parse_k8s_ticket("Traceback (most recent call last):\nRuntimeError: HIP error: invalid argument\n")
     assert r["found"] is False and r["registered"] is None and r["profile"] is None
+
+
+def test_device_plugin_log_that_never_starts_its_gpu_plugin() -> None:
+    """ROCm/k8s-device-plugin#40 (EKS g4ad): banner, discovery, and no "gpu: Starting plugin server"."""
+    r = parse_k8s_ticket(_ticket("eks-g4ad-device-plugin-silent-amdgpu-not-loaded", "device-plugin.log"))
+    assert r["found"] and r["plugin_log"] == {"banner": True, "discovery": True, "started": []}
+    assert r["capacity"] == {} and r["registered"] is None
+
+
+def test_device_plugin_log_that_starts_it() -> None:
+    text = _ticket("eks-g4ad-device-plugin-silent-amdgpu-not-loaded", "device-plugin.log") + _ticket(
+        "k3s-amd-device-plugin-registration-deadline-exceeded", "device-plugin.log")
+    assert parse_k8s_ticket(text)["plugin_log"]["started"] == ["gpu"]
+    # without the banner a log excerpt is not read as the plugin's whole start-up
+    r = parse_k8s_ticket(_ticket("k3s-amd-device-plugin-registration-deadline-exceeded", "device-plugin.log"))
+    assert r["plugin_log"] is None and r["found"] is False
