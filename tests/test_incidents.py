@@ -24,9 +24,9 @@ def test_the_corpus_is_there() -> None:
     for case in CASES:
         assert case.path.parent.name == case.runbook, f"{case.case_id} sits under the wrong runbook"
         assert case.severity in SEVERITIES
-        # a public thread: an issue tracker, a forum, or a mailing-list archive (lore.kernel.org)
+        # a public thread: an issue tracker (GitHub, GitLab, Launchpad, Bugzilla), a forum, or a mailing-list archive
         assert any(host in u for u in case.urls
-                   for host in ("github.com", "launchpad", "bugzilla", "forum", "community", "lore.kernel.org")), \
+                   for host in ("github.com", "gitlab", "launchpad", "bugzilla", "forum", "community", "lore.kernel.org")), \
             f"{case.case_id}: no public thread URL"
 
 

@@ -113,9 +113,11 @@ def classify_app_line(line: str) -> dict[str, Any] | None:
         # 2 MiB refused with 203 of 288 GiB free), which neither fragmentation nor capacity explains.
         full = t["total_bytes"] and t["allocated_bytes"] >= 0.9 * t["total_bytes"]
         # (free above total is an APU counting its GTT pool: ROCm/TheRock#4598; not this case)
+        # A request of a quarter of the free memory or less is refused the same way (Comfy-Org/ComfyUI: 432 MiB
+        # refused with 7.12 GiB free); an APU's refusal of most of its "free" is not (12.95 of 18.55 GiB).
         device_refused = bool(t["allowed_bytes"] is None and t["total_bytes"] and t["free_bytes"] is not None
-                              and 0.5 * t["total_bytes"] <= t["free_bytes"] <= t["total_bytes"]
-                              and t["tried_bytes"] <= t["free_bytes"])
+                              and t["free_bytes"] <= t["total_bytes"] and t["tried_bytes"] <= t["free_bytes"]
+                              and (0.5 * t["total_bytes"] <= t["free_bytes"] or 4 * t["tried_bytes"] <= t["free_bytes"]))
         frag = (t["allowed_bytes"] is None and not full and not device_refused
                 and t["reserved_unallocated_bytes"] >= t["tried_bytes"])
         return {"kind": "gpu", "framework": "pytorch", "fragmentation": frag, "device_refused": device_refused, **t}
