@@ -68,26 +68,8 @@ def parse_rocm_bandwidth_validation(text: str) -> dict[str, Any]:
         # a job log, or rocm_bandwidth_test run without -v: nothing validated, not a malformed report
         return {"found": False, "devices": devices, "paths": [], "failed": [], "passed": 0, "lines": [],
                 "no_peer": no_peer, "access_lines": access_lines}
-    columns: list[int] = []
-    paths: list[dict[str, Any]] = []
-    matrix_lines: list[str] = []
-    for line in lines[start + 1:]:
-        if not line.strip():
-            continue
-        header = _HEADER.match(line)
-        if header and not columns:
-            columns = [int(c) for c in header.group(1).split()]
-            matrix_lines.append(line.rstrip())
-            continue
-        row = _ROW.match(line)
-        if not columns or not row:
-            break
-        results = row.group(2).split()
-        if len(results) != len(columns):
-            raise ParseError(f"validation row {row.group(1)} has {len(results)} results for {len(columns)} devices")
-        matrix_lines.append(line.rstrip())
-        src = int(row.group(1))
-        paths.extend({"src": src, "dst": dst, "result": r} for dst, r in zip(columns, results))
+    columns, rows, matrix_lines = _matrix(lines, start, _ROW, strict="validation")
+    paths = [{"src": src, "dst": dst, "result": r} for src, results in rows for dst, r in zip(columns, results)]
     if not paths:
         raise ParseError("'Data Path Validation' without its matrix")
 
@@ -115,15 +97,13 @@ def parse_rocm_bandwidth_validation(text: str) -> dict[str, Any]:
 _ACCESS_ROW = re.compile(r"^\s*(\d+)((?:\s+[01])+)\s*$")
 
 
-def _no_peer_access(lines: list[str], devices: dict[int, dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
-    """GPU pairs the "Inter-Device Access" matrix marks 0: the runtime gives them no peer access
-    (rocm_bandwidth_test then skips their copies, N/A in every bandwidth matrix)."""
-    start = next((i for i, line in enumerate(lines) if line.strip() == "Inter-Device Access"), None)
-    if start is None:
-        return [], []
+def _matrix(lines: list[str], start: int, row_re: re.Pattern[str], strict: str | None = None
+            ) -> tuple[list[int], list[tuple[int, list[str]]], list[str]]:
+    """The `D/D` matrix after line `start`: its columns, its rows `(src, cells)` and its lines. A row with
+    the wrong number of cells ends it, or with `strict` (the matrix's name) raises ParseError."""
     columns: list[int] = []
+    rows: list[tuple[int, list[str]]] = []
     matrix: list[str] = []
-    pairs: list[dict[str, Any]] = []
     for line in lines[start + 1:]:
         if not line.strip():
             continue
@@ -132,13 +112,27 @@ def _no_peer_access(lines: list[str], devices: dict[int, dict[str, Any]]) -> tup
             columns = [int(c) for c in header.group(1).split()]
             matrix.append(line.rstrip())
             continue
-        row = _ACCESS_ROW.match(line)
-        if not columns or not row or len(row.group(2).split()) != len(columns):
+        row = row_re.match(line)
+        if not columns or not row:
+            break
+        cells = row.group(2).split()
+        if len(cells) != len(columns):
+            if strict:
+                raise ParseError(f"{strict} row {row.group(1)} has {len(cells)} results for {len(columns)} devices")
             break
         matrix.append(line.rstrip())
-        src = int(row.group(1))
-        for dst, cell in zip(columns, row.group(2).split()):
-            if cell == "0" and src < dst and all(devices.get(i, {}).get("kind") == "gpu" for i in (src, dst)):
-                pairs.append({"src": src, "dst": dst, "src_name": devices[src]["label"],
-                              "dst_name": devices[dst]["label"]})
+        rows.append((int(row.group(1)), cells))
+    return columns, rows, matrix
+
+
+def _no_peer_access(lines: list[str], devices: dict[int, dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """GPU pairs the "Inter-Device Access" matrix marks 0: the runtime gives them no peer access
+    (rocm_bandwidth_test then skips their copies, N/A in every bandwidth matrix)."""
+    start = next((i for i, line in enumerate(lines) if line.strip() == "Inter-Device Access"), None)
+    if start is None:
+        return [], []
+    columns, rows, matrix = _matrix(lines, start, _ACCESS_ROW)
+    pairs = [{"src": src, "dst": dst, "src_name": devices[src]["label"], "dst_name": devices[dst]["label"]}
+             for src, cells in rows for dst, cell in zip(columns, cells)
+             if cell == "0" and src < dst and all(devices.get(i, {}).get("kind") == "gpu" for i in (src, dst))]
     return pairs, matrix
