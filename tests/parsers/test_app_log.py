@@ -129,3 +129,18 @@ def test_pytorch_oom_wrapped_after_its_first_sentence_is_read_whole():
     assert e["lineno"] == 2 and e["tried_bytes"] == 26 * MIB
     assert e["free_bytes"] == int(13.60 * GIB) and e["total_bytes"] == int(15.92 * GIB)
     assert e["device_refused"] is True and e["fragmentation"] is False
+
+
+def test_a_request_of_a_quarter_of_the_free_memory_refused_is_the_device() -> None:
+    """Comfy-Org/ComfyUI (in the corpus): 432 MiB refused with 7.12 of 15.92 GiB free, under half of the
+    GPU free but 16x the request; an APU refusing most of its free figure is not (lemonade-sdk/vllm-rocm#5)."""
+    line = ("HIP out of memory. Tried to allocate 432.00 MiB. GPU 0 has a total capacity of 15.92 GiB of which 7.12 GiB"
+            " is free. Of the allocated memory 8.08 GiB is allocated by PyTorch, and 321.96 MiB is reserved by PyTorch"
+            " but unallocated.")
+    hit = classify_app_line(line)
+    assert hit is not None and hit["device_refused"] is True and hit["fragmentation"] is False
+    apu = ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 12.95 GiB. GPU 0 has a total capacity of"
+           " 127.00 GiB of which 18.55 GiB is free. Of the allocated memory 99.37 GiB is allocated by PyTorch, and"
+           " 121.80 MiB is reserved by PyTorch but unallocated.")
+    hit = classify_app_line(apu)
+    assert hit is not None and hit["device_refused"] is False
