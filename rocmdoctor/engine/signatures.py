@@ -118,13 +118,15 @@ def _trie_pattern(words: Iterable[str]) -> str:
 
 
 @lru_cache(maxsize=64)
-def _prefilter(anchors: tuple[tuple[str, bool], ...]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+def _prefilter(anchors: tuple[tuple[str, bool], ...]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None, int]:
     """One pattern of every pattern's longest literal (ours, escaped, as a trie): a line that holds
-    none of them is skipped with one C-level search instead of one test per signature."""
+    none of them is skipped with one C-level search instead of one test per signature. Also the
+    length of the longest literal: how far around a line break one can reach."""
     exact = {a for a, fold in anchors if not fold}
     folded = {a.lower() for a, fold in anchors if fold}
     return (re.compile(_trie_pattern(exact)) if exact else None,
-            re.compile(_trie_pattern(folded), re.IGNORECASE) if folded else None)
+            re.compile(_trie_pattern(folded), re.IGNORECASE) if folded else None,
+            max((len(a) for a, _ in anchors), default=0))
 
 
 def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<text>") -> list[SignatureMatch]:
@@ -133,9 +135,8 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
     sigs = list(signatures)
     # each pattern's longest literal: every literal must be on the line anyway, and the longest is the
     # rarest (`version ` or `open ` would let most lines of a log through to every pattern)
-    exact, folded = _prefilter(tuple((max(a, key=len), f) for sig in sigs for a, f in zip(sig.anchors, sig.ignore_case)))
+    exact, folded, longest = _prefilter(tuple((max(a, key=len), f) for sig in sigs for a, f in zip(sig.anchors, sig.ignore_case)))
     coded = code_prefilter()
-    longest = max((len(max(a, key=len)) for sig in sigs for a in sig.anchors if a), default=0)
 
     def _literal(hay: str) -> bool:
         return bool((exact is not None and exact.search(hay)) or (folded is not None and folded.search(hay)))

@@ -22,10 +22,9 @@ import json
 import re
 from typing import Any
 
-from rocmdoctor.parsers import parser
+from rocmdoctor.parsers import ParseError, parser
+from rocmdoctor.parsers.kubectl import parse_kubectl_describe_node
 
-_BLOCK = re.compile(r"^\s*(Capacity|Allocatable):\s*$")
-_ENTRY = re.compile(r"^\s+(amd\.com/[\w.-]+):\s+(\d+)\s*$")
 _JSONPATH = re.compile(r"^\s*status\.(capacity|allocatable)\.(amd\.com/[\w.-]+):\s+(\d+)\s*$")
 _PROFILE = re.compile(r"dcm\.amd\.com/gpu-config-profile=(?P<profile>[a-z]+-nps\d+)\b")
 _CHECKPOINT = re.compile(r'\{"RegisteredDevices":\{.*?\}\}')
@@ -46,11 +45,15 @@ def parse_k8s_ticket(text: str) -> dict[str, Any]:
     `partitions` are the advertised partition resources (`amd.com/spx_nps1`) with a count above 0; a
     `*_gpu` value is None when the text does not give it. Never fails: text without any of the forms
     is `found: False`."""
-    capacity: dict[str, int] = {}
-    allocatable: dict[str, int] = {}
+    # the Capacity/Allocatable blocks as `kubectl describe node` prints them, however cut
+    try:
+        described = parse_kubectl_describe_node(text)
+    except ParseError:
+        described = {"capacity": {}, "allocatable": {}}
+    capacity = {k: int(v) for k, v in described["capacity"].items() if k.startswith("amd.com/") and v.isdigit()}
+    allocatable = {k: int(v) for k, v in described["allocatable"].items() if k.startswith("amd.com/") and v.isdigit()}
     registered: dict[str, int] | None = None
     profile = None
-    block: dict[str, int] | None = None
     banner = discovery = False
     started: list[str] = []
     for line in text.splitlines():
@@ -60,17 +63,9 @@ def parse_k8s_ticket(text: str) -> dict[str, Any]:
             started.append(m.group("name"))
         if m := _PROFILE.search(line):
             profile = m.group("profile")
-        if m := _BLOCK.match(line):
-            block = capacity if m.group(1) == "Capacity" else allocatable
-            continue
         if m := _JSONPATH.match(line):
             (capacity if m.group(1) == "capacity" else allocatable)[m.group(2)] = int(m.group(3))
             continue
-        if block is not None and (m := _ENTRY.match(line)):
-            block[m.group(1)] = int(m.group(2))
-            continue
-        if block is not None and line.strip() and not line.startswith((" ", "\t")):
-            block = None
         if m := _CHECKPOINT.search(line):
             try:
                 devices = json.loads(m.group(0))["RegisteredDevices"]
