@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rocmdoctor.catalog.status_codes import code_names
 from rocmdoctor.catalog.definitions import ContextReading, ContradictedReading, SignatureDef
 from rocmdoctor.catalog.schema_checks import ID_RE, _Ctx
 from rocmdoctor.catalog.yaml_lines import LineDict, line_of
@@ -184,7 +185,9 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
     examples = _strings(ctx, obj, "example", what)
     compiled = [re.compile(p) for p in patterns]
     for ex in examples:
-        if not any(c.search(ex) for c in compiled):
+        # as a scan reads it: with the symbols of the status codes the line writes as numbers or messages
+        read = " ".join((ex, *code_names(ex)))
+        if not any(c.search(read) for c in compiled):
             ctx.fail(obj, "example", f"example of {what} does not match its pattern",
                      f"example: {ex[:160]}")
     confidence = _confidence(ctx, obj, what)

@@ -88,11 +88,11 @@ def _tables() -> dict[str, _Table]:
     return out
 
 
-def _messages_pattern(numbering: str, min_words: int) -> str:
+def _messages_group(numbering: str, min_words: int) -> str:
     """An alternation of the table's messages of at least `min_words` words (escaped: ours
-    as text, never the line's), for a form that finds a library's message anywhere in a line."""
+    as text, never the line's), for a form that finds a library's message in a line."""
     messages = sorted((m for m in _tables()[numbering].by_message if len(m.split()) >= min_words), key=len, reverse=True)
-    return r"(?i)(?P<message>" + "|".join(re.escape(m) for m in messages) + r")"
+    return r"(?P<message>" + "|".join(re.escape(m) for m in messages) + r")"
 
 
 @lru_cache(maxsize=1)
@@ -100,8 +100,10 @@ def _forms() -> tuple[_Form, ...]:
     forms = []
     for f in load_data("code_forms")["forms"]:
         raw = str(f["pattern"])
-        if raw == "<messages>":
-            raw = _messages_pattern(str(f["numbering"]), int(f.get("min_words", 5)))
+        if raw == "<messages>":  # the message alone, anywhere in the line
+            raw = "(?i)" + _messages_group(str(f["numbering"]), int(f.get("min_words", 5)))
+        elif "<messages>" in raw:  # the message inside the wrapper a caller prints it in
+            raw = raw.replace("<messages>", _messages_group(str(f["numbering"]), int(f.get("min_words", 1))))
         pattern = re.compile(raw)
         kinds = [k for k in ("name", "number", "neg", "message") if k in pattern.groupindex]
         forms.append(_Form(str(f["numbering"]), str(f["anchor"]), bool(f.get("fold")), pattern, kinds[0]))
