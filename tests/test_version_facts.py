@@ -86,3 +86,37 @@ def test_a_closed_kernel_range_warns_outside_it(tmp_path: Path) -> None:
     step = _support(tmp_path, "amdgpu, 2.2-31, 4.18.0-16-generic, x86_64: installed\n", "4.18.0-16-generic",
                     'ID=ubuntu\nVERSION_ID="18.04"\nPRETTY_NAME="Ubuntu 18.04.2 LTS"\n')
     assert step.state == State.WARN and "AMD supports kernel 4.13 or 4.14 or 4.15" in step.check.message
+
+
+# Which GPUs a release supports (data rocm_supported_gpus, from AMD's system requirements and matrices):
+# a real rocminfo of four MI300X (gfx942; tests/fixtures/outputs/rocminfo/SOURCES.md) under two releases.
+# MI300X first appears in ROCm 6.0's list; 5.7's lists gfx90a, gfx908, gfx906, gfx1030.
+ROCMINFO_MI300X = Path(__file__).parent / "fixtures" / "outputs" / "rocminfo" / "mi300x-x4.txt"
+
+
+def _gpu_support(tmp_path: Path, version: str):  # type: ignore[no-untyped-def]
+    (tmp_path / "commands" / "rocminfo").mkdir(parents=True)
+    (tmp_path / "commands" / "rocminfo" / "stdout").write_text(ROCMINFO_MI300X.read_text())
+    f = tmp_path / "files" / "opt" / "rocm" / ".info" / "version"
+    f.parent.mkdir(parents=True)
+    f.write_text(version + "\n")
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("gpu-not-visible",)))
+    rb = report.runbooks[0]
+    return rb, next(s for s in rb.steps if s.step_id == "gpu_support")
+
+
+def test_a_gpu_its_release_does_not_list_is_named_with_the_release_and_its_list(tmp_path: Path) -> None:
+    rb, step = _gpu_support(tmp_path, "5.7.0-63")
+    assert step.state == State.WARN
+    assert step.check.message.startswith("gfx942 (AMD Instinct MI300X) is not on ROCm 5.7.0's list of supported GPUs")
+    assert "gfx90a, gfx908, gfx906, gfx1030" in step.check.message
+    assert "cat /opt/rocm/.info/version: 5.7.0-63" in step.check.evidence
+    assert any(e.startswith("ROCm 5.7 supported GPUs (") for e in step.check.evidence)
+    assert "unsupported-gpu" in [d.diagnosis_id for d in rb.diagnoses]
+
+
+@pytest.mark.parametrize("version, key", [("6.0.0-91", "6.0"), ("6.4.1-21", "6.4.1"), ("6.4.3-1", "6.4.2")])
+def test_a_listed_gpu_passes_under_the_list_of_its_point_release(tmp_path: Path, version: str, key: str) -> None:
+    _, step = _gpu_support(tmp_path, version)
+    assert step.state == State.PASS and step.check.message.startswith(f"ROCm {version.split('-')[0]} supports gfx942")
+    assert any(e.startswith(f"ROCm {key} supported GPUs (") for e in step.check.evidence)

@@ -137,10 +137,20 @@ def _check(ctx: _Ctx, raw: Any) -> CheckDef:
 
 
 def _data_name(ctx: _Ctx, obj: LineDict, what: str) -> str:
-    """`data: NAME` names a packaged reference file (rocmdoctor/catalog/data/NAME.yaml), seen by rules as `data`."""
+    """`data: NAME` names a packaged reference file (rocmdoctor/catalog/data/NAME.yaml), seen by rules as
+    `data`; `data: [A, B]` several, seen as `data.A` and `data.B` (kept as "A,B")."""
+    raw = obj.get("data")
+    if isinstance(raw, list):
+        names = [str(n) for n in raw]
+        for n in names:
+            _one_data_name(ctx, obj, what, n)
+        return ",".join(names)
+    return _one_data_name(ctx, obj, what, ctx.string(obj, "data", what, ""))
+
+
+def _one_data_name(ctx: _Ctx, obj: LineDict, what: str, name: str) -> str:
     from rocmdoctor.catalog.datafiles import DataFileError, data_names, load_data
 
-    name = ctx.string(obj, "data", what, "")
     if not name:
         return ""
     if name not in data_names():

@@ -147,9 +147,12 @@ def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[st
 
 
 def _load_data(name: str) -> Any:
+    """One data file as `data`, several ("a,b") as `data.a`, `data.b`."""
     from rocmdoctor.catalog.datafiles import DataFileError, load_data
 
     try:
+        if "," in name:
+            return {n: load_data(n) for n in name.split(",")}
         return load_data(name)
     except DataFileError as exc:
         raise _Unknown(f"reference data unavailable: {exc}") from None
