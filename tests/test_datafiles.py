@@ -114,3 +114,20 @@ def test_product_target_refuses_a_name_listed_under_two_targets() -> None:
     from rocmdoctor.catalog.expressions import FILTERS
 
     assert FILTERS["product_target"]("AMD Radeon VII", {"gfx906": ["Radeon VII"], "gfx1030": ["Radeon VII"]}) is None
+
+
+def test_supported_gpu_lists_name_their_source_and_quote_it() -> None:
+    """Every release's GPU list in rocm_supported_gpus traces to a listed source and quotes it; targets are
+    LLVM names (a typo would silently fail every GPU of that release)."""
+    import re
+
+    from rocmdoctor.catalog.datafiles import load_data
+
+    doc = load_data("rocm_supported_gpus")
+    ids = {s["id"] for s in doc["sources"]}
+    assert len(doc["releases"]) >= 40
+    for key, rel in doc["releases"].items():
+        assert re.fullmatch(r"\d+\.\d+(\.\d+)?", key), key
+        assert rel["source"] in ids and rel.get("quote"), key
+        for gfx in (*rel.get("gfx", []), *(rel.get("deprecated") or []), *(rel.get("unsupported") or [])):
+            assert re.fullmatch(r"gfx[0-9a-f]{3,4}", gfx), (key, gfx)
