@@ -3,6 +3,7 @@
     python benchmarks/accuracy.py [--update-baseline]
     python benchmarks/accuracy.py --first-sight ID CASE...  # score a new batch, once
     python benchmarks/accuracy.py --after-fix ID            # re-score a batch after fixes
+    python benchmarks/accuracy.py --after-fix all           # re-score every batch (one run of the corpus)
 
 Triages every case's bundle with all runbooks, prints and writes docs/accuracy.md:
 per runbook the cases, the right root cause as the first diagnosis, right runbook but
@@ -154,6 +155,14 @@ def _record(args: argparse.Namespace, batches: list[dict]) -> list[dict]:
         outcomes = [run_case(load_case(p)) for p in paths]
         batch = record_first_sight(batches, args.first_sight, outcomes, head_commit(ROOT), args.note)
         label = "first sight"
+    elif args.after_fix == "all":  # every batch from one run of the corpus: after a fix that reaches several
+        by_id = {o.case.case_id: o for o in (run_case(c) for c in load_cases())}
+        for b in batches:
+            record_after_fix(batches, b["id"], [by_id[c] for c in b.get("cases", {}) if c in by_id], head_commit(ROOT))
+            s = b["after_fix"]
+            print(f"batch {b['id']} after fixes: {s['right']}/{s['incidents']} right, {s['false_critical']} false CRITICAL")
+        save_batches(batches)
+        return batches
     else:
         ids = set(next((b for b in batches if b["id"] == args.after_fix), {}).get("cases", {}))
         outcomes = [run_case(c) for c in load_cases() if c.case_id in ids]
@@ -172,7 +181,7 @@ def main() -> int:
     ap.add_argument("--update-baseline", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--first-sight", metavar="ID", help="record a new batch: its cases are the CASE arguments")
-    ap.add_argument("--after-fix", metavar="ID", help="record the batch's score after fixes")
+    ap.add_argument("--after-fix", metavar="ID", help="record the batch's score after fixes ('all': every batch)")
     ap.add_argument("--note", default="", help="with --first-sight: where the batch was gathered from")
     ap.add_argument("cases", nargs="*", help="with --first-sight: the batch's case directories")
     args = ap.parse_args()
