@@ -27,7 +27,7 @@ def _read_input(arg: Optional[str]) -> tuple[str, str]:
         data = sys.stdin.buffer.read()
         return data[-MAX_INPUT:].decode("utf-8", errors="replace"), "<stdin>"
     path = Path(arg)
-    if "\n" not in arg and len(arg) < 4096 and path.is_file():
+    if "\n" not in arg and len(arg) < 4096 and _is_file(path):
         try:
             with path.open("rb") as fh:
                 size = path.stat().st_size
@@ -36,6 +36,15 @@ def _read_input(arg: Optional[str]) -> tuple[str, str]:
         except OSError as exc:
             raise RocmdoctorError(f"cannot read {path}: {exc.strerror}", "check the path and its permissions") from None
     return arg, "<text>"
+
+
+def _is_file(path: Path) -> bool:
+    """A message longer than a file name may be (255 bytes a component) is not a file: the OS says
+    ENAMETOOLONG, which Path.is_file() raises instead of answering False."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _looks_like_a_path(text: str) -> bool:

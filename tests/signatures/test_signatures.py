@@ -254,3 +254,12 @@ def test_the_trie_prefilter_finds_what_the_flat_alternation_finds() -> None:
     lines = [m["text"] for m in MESSAGES] + ["abc", "", "rocBLAS erro", "Unable to open /dev/kf"]
     assert [bool(trie.search(x)) for x in lines] == [bool(flat.search(x)) for x in lines]
     assert re.fullmatch(_trie_pattern({"ab", "abc", "b"}), "abc") and _trie_pattern(set()) == ""
+
+
+def test_a_message_longer_than_a_file_name_is_read_as_text_not_a_crash() -> None:
+    """`explain "<a 300-character line>"`: the OS refuses such a name (ENAMETOOLONG) when explain asks
+    whether the argument is a file; the line is the message, explained, never an internal error."""
+    line = "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx1036 " + "x" * 300
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", line], capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 3 and "internal error" not in proc.stderr, proc.stderr
+    assert "rocblas-no-tensile-library" in proc.stdout
