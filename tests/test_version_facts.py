@@ -120,3 +120,19 @@ def test_a_listed_gpu_passes_under_the_list_of_its_point_release(tmp_path: Path,
     _, step = _gpu_support(tmp_path, version)
     assert step.state == State.PASS and step.check.message.startswith(f"ROCm {version.split('-')[0]} supports gfx942")
     assert any(e.startswith(f"ROCm {key} supported GPUs (") for e in step.check.evidence)
+
+
+def test_amd_smi_static_names_the_target_where_a_ticket_has_no_rocminfo(tmp_path: Path) -> None:
+    """AMD's own `amd-smi static --json` sample of an MI210 (gfx90a): ROCm 4.5's README lists gfx900, gfx906 and
+    gfx908 only (the MI200 series arrived with ROCm 5.0)."""
+    static = Path(__file__).parent / "fixtures" / "outputs" / "amd-smi" / "static-gpu_data-mi210.json"
+    (tmp_path / "commands" / "amd-smi static --json").mkdir(parents=True)
+    (tmp_path / "commands" / "amd-smi static --json" / "stdout").write_text(static.read_text())
+    f = tmp_path / "files" / "opt" / "rocm" / ".info" / "version"
+    f.parent.mkdir(parents=True)
+    f.write_text("4.5.2-164\n")
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("gpu-not-visible",)))
+    step = next(s for s in report.runbooks[0].steps if s.step_id == "gpu_support")
+    assert step.state == State.WARN
+    assert step.check.message.startswith("gfx90a (") and "not on ROCm 4.5.2's list of supported GPUs (gfx900, gfx906, gfx908" in step.check.message
+    assert any(e.startswith("amd-smi static: gfx90a") for e in step.check.evidence)
