@@ -129,7 +129,8 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
     `done`: the `*** Done ***` trailer was printed; `wsl`: the WSL build ran (its
     `WSL environment detected.` line, or a failure in its `sources/wsl/` tree); `hsa_status`:
     the HSA status a failure returned (`HSA_STATUS_ERROR_OUT_OF_RESOURCES`, also for the
-    numeric `Call returned 4104` of ROCm 2.x), or None. Empty text gives empty lists.
+    numeric `Call returned 4104` of ROCm 2.x), or None; `group_member`: `{user, group}` from its
+    "<user> is member of <group> group" line, or None. Empty text gives empty lists.
     Raises ParseError on text that is none of these.
     """
     lines = text.splitlines()
@@ -140,6 +141,9 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
         end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
         agents.append(_parse_agent(int(m.group(1)), text[m.end():end]))
     rock = re.search(r"^ROCk module (?:version \S+ )?is (NOT )?loaded", text, re.MULTILINE)
+    # rocminfo's own group check (getgrouplist on the user's name: the group database, not the groups the
+    # running process holds): "peastman is member of render group"
+    member = re.search(r"^(\S+) is member of \"?([\w.-]+)\"? group", text, re.MULTILINE)
     runtime = re.search(r"^Runtime Version:\s*(\S+)", text, re.MULTILINE)
     wsl = _WSL.search(text) is not None
     if text.strip() and not (agents or errors or rock or runtime or wsl):
@@ -159,4 +163,5 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
         "done": bool(re.search(r"^\*\*\* Done \*\*\*", text, re.MULTILINE)),
         "wsl": wsl,
         "hsa_status": status,
+        "group_member": {"user": member.group(1), "group": member.group(2)} if member else None,
     }

@@ -56,7 +56,7 @@ def test_rock_not_loaded():
 
 def test_empty_stdout_is_empty_not_an_error():
     assert parse("") == {"rock_loaded": None, "runtime_version": None, "agents": [], "gpu_agents": [],
-                         "errors": [], "done": False, "wsl": False, "hsa_status": None}
+                         "errors": [], "done": False, "wsl": False, "hsa_status": None, "group_member": None}
 
 
 @pytest.mark.parametrize("text,errors", [
@@ -113,3 +113,13 @@ def test_status_of_the_usual_failure():
 def test_garbage_raises():
     with pytest.raises(ParseError):
         parse("bash: rocminfo: command not found\n")
+
+
+def test_its_own_group_check_that_found_the_user_in_the_group():
+    """rocminfo beside an EACCES says the account IS in render (the group database): the running process did
+    not hold the group. Verbatim from ROCm/legacy-rocm-build#6142 (in the corpus, gpu-not-visible)."""
+    out = parse("ROCk module is loaded\nUnable to open /dev/kfd read-write: Permission denied\n"
+                "peastman is member of render group\n")
+    assert out["group_member"] == {"user": "peastman", "group": "render"}
+    assert out["errors"] == ["Unable to open /dev/kfd read-write: Permission denied"]
+    assert parse((FIX / "mi300x-x4.txt").read_text())["group_member"] is None
