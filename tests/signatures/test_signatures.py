@@ -263,3 +263,26 @@ def test_a_message_longer_than_a_file_name_is_read_as_text_not_a_crash() -> None
     proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", line], capture_output=True, text=True, timeout=60)
     assert proc.returncode != 3 and "internal error" not in proc.stderr, proc.stderr
     assert "rocblas-no-tensile-library" in proc.stdout
+
+
+# lines that honestly carry two readings in one runbook: TensorFlow's malformed target list names the
+# targets it then reports unsupported (the list's typo is the cause, the rejection its effect)
+_TWO_READINGS = {frozenset({"tf-gpu-target-list-malformed", "tf-gpu-unsupported-gfx"})}
+
+
+def test_a_line_means_one_thing_per_runbook() -> None:
+    """One message, one reading: a new signature that matches another's example line in the same runbook
+    with another diagnosis is a second meaning for the same words (an ollama line once read both as
+    no-code-object-for-gpu and unsupported-gpu). Fallback (generic) signatures stand aside."""
+    sigs = list(load_catalog().signatures)
+    clashes = []
+    for s in sigs:
+        for ex in s.examples:
+            by_runbook: dict[str, dict[str, str]] = {}
+            for m in match_text(sigs, ex):
+                if not m.fallback:
+                    by_runbook.setdefault(m.runbook, {})[m.signature_id] = m.diagnosis
+            for runbook, readings in by_runbook.items():
+                if len(set(readings.values())) > 1 and frozenset(readings) not in _TWO_READINGS:
+                    clashes.append((s.id, runbook, readings))
+    assert not clashes, clashes
