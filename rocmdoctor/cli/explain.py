@@ -66,14 +66,17 @@ def _codes_in(body: str) -> list[Any]:
 
 
 def _causes(body: str, paths: tuple[str, ...]) -> list[Any]:
-    """The diagnoses a triage of a bundle holding only this text makes, failing runbooks first:
-    the same reading `--log` and a triage of a node with these lines give."""
+    """The diagnoses a triage of a bundle holding only this text makes, failing runbooks first and,
+    among them, the surest first cause first (a generic low-confidence reading in one runbook does not
+    go before a precise one in another): the same reading `--log` and a triage of a node give."""
     from rocmdoctor.engine.core import explain_report
+    from rocmdoctor.engine.signatures import CONFIDENCE_RANK
     from rocmdoctor.status import State
 
     report = explain_report(body, paths)
     order = {State.FAIL: 0, State.WARN: 1}
-    runbooks = sorted((r for r in report.runbooks if r.diagnoses), key=lambda r: order.get(r.state, 2))
+    runbooks = sorted((r for r in report.runbooks if r.diagnoses),
+                      key=lambda r: (order.get(r.state, 2), CONFIDENCE_RANK.get(r.diagnoses[0].confidence, 9)))
     return [d for r in runbooks for d in r.diagnoses]
 
 

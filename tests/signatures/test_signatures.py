@@ -286,3 +286,15 @@ def test_a_line_means_one_thing_per_runbook() -> None:
                 if len(set(readings.values())) > 1 and frozenset(readings) not in _TWO_READINGS:
                     clashes.append((s.id, runbook, readings))
     assert not clashes, clashes
+
+
+def test_explain_lists_the_surest_cause_first_across_runbooks() -> None:
+    """A queue abort with 0 MB free (the HIP runtime's callbackQueue line, hip-queue-out-of-resources' real
+    sample) is read precisely by gpu-oom (medium) and generically by gpu-not-visible's fallback (low): both
+    runbooks fail, and "most certain first" puts the precise reading first."""
+    line = next(ex for s in load_catalog().signatures if s.id == "hip-queue-out-of-resources" for ex in s.examples)
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", "-f", "json", "-"], input=line,
+                          capture_output=True, text=True, timeout=60)
+    causes = json.loads(proc.stdout)["causes"]
+    assert [(c["runbook"], c["diagnosis"], c["confidence"]) for c in causes][:2] == [
+        ("gpu-oom", "scratch-allocation-failed", "medium"), ("gpu-not-visible", "runtime-missing-gpu", "low")]
