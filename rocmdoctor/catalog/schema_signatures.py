@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rocmdoctor.catalog.status_codes import code_names
 from rocmdoctor.catalog.definitions import ContextReading, ContradictedReading, SignatureDef
 from rocmdoctor.catalog.schema_checks import ID_RE, _Ctx
+from rocmdoctor.catalog.status_codes import code_names
 from rocmdoctor.catalog.yaml_lines import LineDict, line_of
 from rocmdoctor.errors import DefinitionError
 
