@@ -333,14 +333,16 @@ def _read_against_node(m: SignatureMatch, report: RunbookReport) -> SignatureMat
 
 def _rank_of_line_reading(diagnoses: list[Diagnosis], m: SignatureMatch) -> int:
     """Where a signature's own diagnosis goes among the runbook's: after them, except where a
-    runbook diagnosis rests on the very line the signature read (its evidence quotes it) and is
-    no surer: the catalogue's precise reading of a line then comes first. A `fallback`
+    runbook diagnosis rests on the very line the signature read (its evidence quotes it, and
+    nothing else) and is no surer: the catalogue's precise reading of a line then comes first. A `fallback`
     (generic) signature never goes before a runbook's own cause."""
     if m.fallback:
         return len(diagnoses)
     mine = CONFIDENCE_RANK.get(m.confidence, 9)
     for i, d in enumerate(diagnoses):
-        if any(m.line in ev for ev in d.evidence) and mine <= CONFIDENCE_RANK.get(d.confidence, 9):
+        quotes = [m.line in ev for ev in d.evidence]
+        # ... unless it rests on more than that line: the node's context refines the line's reading
+        if any(quotes) and all(quotes) and mine <= CONFIDENCE_RANK.get(d.confidence, 9):
             return i
     return len(diagnoses)
 

@@ -36,6 +36,8 @@ _CLASS_NAMES = {"VGA compatible controller": "0300", "3D controller": "0302", "D
 _VENDOR_NAMES = (("Advanced Micro Devices, Inc. [AMD/ATI]", "1002"), ("ATI Technologies Inc", "1002"),
                  ("Advanced Micro Devices, Inc. [AMD]", "1022"))
 _REV = re.compile(r"\(rev (?P<rev>[0-9a-f]{2})\)")
+#: what lspci prints for a device its pci.ids does not name (pciutils lib/names.c: "Device %04x")
+_UNNAMED = re.compile(r"\] Device (?P<device>[0-9a-f]{4})\b")
 _PROGIF = re.compile(r"\(prog-if (?P<progif>[0-9a-f]{2})")
 
 
@@ -48,7 +50,8 @@ def parse_lspci(text: str) -> list[dict[str, Any]]:
     from plain `lspci` the device id is None and class/vendor are None unless
     the name is one of AMD's (vendor 1002 GPU classes, 1022 CPU functions);
     `driver` from `-k` or busybox, else None; `name` the vendor and device name of
-    `-nn` and plain output (pci.ids: "... Navi 21 [Radeon Pro V620 MxGPU]"), else None;
+    `-nn` and plain output (pci.ids: "... Navi 21 [Radeon Pro V620 MxGPU]"), else None; plain
+    output keeps the device id where lspci's pci.ids did not know the device ("[AMD/ATI] Device 164e");
     `slot` gets the `0000:` domain when lspci omitted it; `rev`/`prog_if` None
     when absent; `link_cap` / `link_sta` the first `LnkCap:` / `LnkSta:` line of `-vv`
     as `{gts, width, line, downgraded}` (`downgraded` None where lspci printed no ok/downgraded
@@ -78,8 +81,9 @@ def parse_lspci(text: str) -> list[dict[str, Any]]:
         if plain:
             name = plain.group("name")
             vendor = next((vid for prefix, vid in _VENDOR_NAMES if name.startswith(prefix)), None)
+            unnamed = _UNNAMED.search(name) if vendor else None
             dev = {"slot": plain.group("slot"), "class": _CLASS_NAMES.get(plain.group("clsname")),
-                   "vendor": vendor, "device": None, "rest": name, "name": name}
+                   "vendor": vendor, "device": unnamed.group("device") if unnamed else None, "rest": name, "name": name}
         else:
             dev = {"slot": m.group("slot"), "class": m.group("cls"), "vendor": m.group("vendor"),
                    "device": m.group("device"), "rest": m.groupdict().get("rest") or "",

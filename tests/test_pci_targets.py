@@ -1,0 +1,94 @@
+"""A GPU's target from its PCI device id (data amd_pci_targets, issue 41 items 4 and 6): where amdgpu did
+not load, or a ticket pastes only lspci, nothing above the driver names the target, yet the supported-GPU
+lists and the iGPU reading need it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rocmdoctor.catalog.datafiles import load_data
+from rocmdoctor.engine.core import TriageRequest, triage_target
+from rocmdoctor.parsers import get_parser
+from rocmdoctor.status import State
+
+LSPCI = Path(__file__).parent / "fixtures" / "outputs" / "lspci"
+CORPUS = Path(__file__).parent / "incidents"
+# plain `lspci -vvv` of a 7900 XTX beside a Ryzen 7000's iGPU, printed by a pciutils whose pci.ids knew
+# neither ("Device 164e", "Device 744c"): ROCm/rccl#1421, in the corpus
+RCCL_IGPU = CORPUS / "gpu-not-visible" / "rccl-7900xtx-igpu-gfx1036-invalid-kernel-file"
+
+
+@pytest.mark.parametrize("device, target", [
+    ("164e", "gfx1036"),   # Raphael: the kernel's APU table gives GC 10.3.6, kfd_device.c gfx1036
+    ("15bf", "gfx1103"),   # Phoenix1: GC 11.0.1
+    ("1681", "gfx1035"),   # Rembrandt: ROCT's gfxip_lookup_table (YELLOW_CARP 10.3.5)
+    ("67df", "gfx803"),    # Ellesmere (RX 470-590): ROCT 8.0.3
+    ("744c", "gfx1100"),   # Navi 31 [Radeon RX 7900 XT/7900 XTX/...]: product names
+    ("74a1", "gfx942"),    # Aqua Vanjaram [Instinct MI300X]
+    ("74b5", "gfx942"),    # [Instinct MI300X VF]: a VF is its GPU's product
+    ("75a3", "gfx950"),    # [Instinct MI355X]
+    ("7551", "gfx1201"),   # Navi 48 [Radeon AI PRO R9700]
+])
+def test_device_ids_resolve_to_the_targets_their_sources_give(device: str, target: str) -> None:
+    assert load_data("amd_pci_targets")["devices"][device]["target"] == target
+
+
+def test_an_id_no_source_resolves_is_left_out() -> None:
+    devices = load_data("amd_pci_targets")["devices"]
+    # Granite Ridge's iGPU: pci.ids names no product, the kernel's APU table has no row for it
+    assert "13c0" not in devices
+    assert all(len(k) == 4 and row["target"].startswith("gfx") and row["via"] for k, row in devices.items())
+
+
+def test_plain_lspci_keeps_the_id_of_a_device_its_pci_ids_did_not_name() -> None:
+    rows = get_parser("lspci")((RCCL_IGPU / "bundle" / "commands" / "lspci -n -D" / "stdout").read_text())
+    gpus = [(r["slot"], r["vendor"], r["class"], r["device"]) for r in rows if r["vendor"] == "1002"]
+    assert gpus == [("0000:16:00.0", "1002", "0300", "164e"), ("0000:06:00.0", "1002", "0300", "744c")]
+
+
+def _gpu_support(tmp_path: Path, lspci: str, version: str):  # type: ignore[no-untyped-def]
+    (tmp_path / "commands" / "lspci -n -D").mkdir(parents=True)
+    (tmp_path / "commands" / "lspci -n -D" / "stdout").write_text(lspci)
+    f = tmp_path / "files" / "opt" / "rocm" / ".info" / "version"
+    f.parent.mkdir(parents=True)
+    f.write_text(version + "\n")
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("gpu-not-visible",)))
+    return next(s for s in report.runbooks[0].steps if s.step_id == "gpu_support")
+
+
+def test_an_rx580_from_lspci_alone_is_judged_against_the_release(tmp_path: Path) -> None:
+    """The RX 580 of ROCm/legacy-rocm-build#1211 (`lspci -nnk`, 1002:67df) under ROCm 6.2, whose list ends at gfx1030."""
+    step = _gpu_support(tmp_path, (LSPCI / "lspci-nnk-rx580.txt").read_text(), "6.2.0-66")
+    assert step.state == State.WARN
+    assert step.check.message.startswith("gfx803 (Ellesmere [Radeon RX 470/480/570/570X/580/580X/590] at 0000:01:00.0, 1002:67df)")
+    assert "not on ROCm 6.2.0's list of supported GPUs" in step.check.message
+    assert any(e.startswith("its PCI device id: gfx803") for e in step.check.evidence)
+
+
+def test_lspci_ids_are_read_through_the_point_release_list(tmp_path: Path) -> None:
+    """An MI300X (74a1) and an RX 9070 (7550) from `lspci -nn`: RDNA4 joined the list in ROCm 6.4.1."""
+    step = _gpu_support(tmp_path, (LSPCI / "lspci-nn-mi300x.txt").read_text(), "6.4.1-21")
+    assert step.state == State.PASS and step.check.message.startswith("ROCm 6.4.1 supports gfx942, gfx1201")
+    step = _gpu_support(tmp_path / "older", (LSPCI / "lspci-nn-mi300x.txt").read_text(), "6.4.0-47")
+    assert step.state == State.WARN and step.check.message.startswith("gfx1201 (")
+
+
+def test_a_name_an_older_pci_ids_printed_is_not_guessed(tmp_path: Path) -> None:
+    """"Vega [Radeon RX Vega]" is no name of today's pci.ids: the GPU is not judged rather than guessed."""
+    step = _gpu_support(tmp_path, (LSPCI / "lspci-plain-vega-and-gtx970.txt").read_text(), "6.2.0-66")
+    assert step.state == State.SKIPPED
+
+
+def test_a_missing_code_error_beside_an_unmasked_igpu_names_the_igpu() -> None:
+    report = triage_target(TriageRequest(target="", bundle=str(RCCL_IGPU / "bundle"), runbooks=("gpu-not-visible",),
+                                         vars={"log": "/ticket/rccl.log"}))
+    rb = report.runbooks[0]
+    step = next(s for s in rb.steps if s.step_id == "job_code_igpu")
+    assert step.state == State.WARN
+    assert "the integrated gfx1036 (0000:16:00.0 (1002:164e Raphael))" in step.check.message
+    assert "beside the discrete gfx1100" in step.check.message
+    assert any("NCCL WARN Cuda failure 'invalid kernel file'" in e for e in step.check.evidence)
+    assert any("PCI device id: gfx1036 at 0000:16:00.0" in e and "(integrated)" in e for e in step.check.evidence)
+    assert rb.diagnoses[0].diagnosis_id == "igpu-used-by-job"
