@@ -11,7 +11,9 @@ words are not a GPU OOM at all. Only lines in a known real format count:
   and the pre-2.1 form `(GPU 0; T total capacity; A already allocated; F free;
   R reserved in total by PyTorch)`;
 - HIP runtime errors naming `hipErrorOutOfMemory` (BLAST-WarpX/warpx#3398,
-  ROCm/rocprofiler-systems#104) or `HIP error: out of memory`;
+  ROCm/rocprofiler-systems#104) or `HIP error: out of memory`, and CLR's own log line with the
+  figures (AMD_LOG_LEVEL >= 1; hipamd/src/hip_memory.cpp ihipMalloc): `Allocation failed : Device
+  memory : required :4 | free :2314338304 | total :17163091968` (ROCm/ROCm#2480);
 - llama.cpp / ollama (ggml HIP build, which keeps the CUDA names):
   `ggml_backend_cuda_buffer_type_alloc_buffer: allocating 14136.04 MiB on device 0:
   cudaMalloc failed: out of memory` (ggml-org/llama.cpp#16725), `failed to allocate
@@ -98,8 +100,24 @@ def _torch(line: str) -> dict[str, Any] | None:
     return None
 
 
+_CLR_ALLOC = re.compile(r"Allocation failed : Device memory : required :(\d{1,16}) ?\| ?free :(\d{1,16}) ?\| ?total :(\d{1,16})")
+
+
+def _device_refused(t: dict[str, Any]) -> bool:
+    """The request was small against what the device reported free, so the device allocation itself
+    was refused, not the memory used up (see classify_app_line)."""
+    return bool(t["allowed_bytes"] is None and t["total_bytes"] and t["free_bytes"] is not None
+                and t["free_bytes"] <= t["total_bytes"] and t["tried_bytes"] <= t["free_bytes"]
+                and (0.5 * t["total_bytes"] <= t["free_bytes"] or 4 * t["tried_bytes"] <= t["free_bytes"]))
+
+
 def classify_app_line(line: str) -> dict[str, Any] | None:
     """What one log line says about memory: `{kind: gpu|host|mention, framework, ...}` or None."""
+    c = _CLR_ALLOC.search(line)
+    if c:
+        t = {"tried_bytes": int(c.group(1)), "free_bytes": int(c.group(2)), "total_bytes": int(c.group(3)),
+             "allowed_bytes": None, "allocated_bytes": None, "reserved_unallocated_bytes": 0, "api": "hipMalloc"}
+        return {"kind": "gpu", "framework": "hip", "fragmentation": False, "device_refused": _device_refused(t), **t}
     t = _torch(line)
     if t:
         # with a per-process cap (`N allowed;`) the cap, not fragmentation, refused the request;
@@ -115,9 +133,7 @@ def classify_app_line(line: str) -> dict[str, Any] | None:
         # (free above total is an APU counting its GTT pool: ROCm/TheRock#4598; not this case)
         # A request of a quarter of the free memory or less is refused the same way (Comfy-Org/ComfyUI: 432 MiB
         # refused with 7.12 GiB free); an APU's refusal of most of its "free" is not (12.95 of 18.55 GiB).
-        device_refused = bool(t["allowed_bytes"] is None and t["total_bytes"] and t["free_bytes"] is not None
-                              and t["free_bytes"] <= t["total_bytes"] and t["tried_bytes"] <= t["free_bytes"]
-                              and (0.5 * t["total_bytes"] <= t["free_bytes"] or 4 * t["tried_bytes"] <= t["free_bytes"]))
+        device_refused = _device_refused(t)
         frag = (t["allowed_bytes"] is None and not full and not device_refused
                 and t["reserved_unallocated_bytes"] >= t["tried_bytes"])
         return {"kind": "gpu", "framework": "pytorch", "fragmentation": frag, "device_refused": device_refused, **t}

@@ -144,3 +144,16 @@ def test_a_request_of_a_quarter_of_the_free_memory_refused_is_the_device() -> No
            " 121.80 MiB is reserved by PyTorch but unallocated.")
     hit = classify_app_line(apu)
     assert hit is not None and hit["device_refused"] is False
+
+
+def test_clr_allocation_failure_line_carries_its_figures() -> None:
+    """CLR's own line (hip_memory.cpp ihipMalloc, AMD_LOG_LEVEL>=1) from ROCm/ROCm#2480: 4 bytes refused with
+    2.3 of 17 GB free is the device refusing; a request above what was free is memory used up."""
+    line = (":1:hip_memory.cpp           :303 : 9616777863 us: 4277 : [tid:0x7f2accbfe6c0] Allocation failed : "
+            "Device memory : required :4 | free :2314338304 | total :17163091968 ")
+    e = classify_app_line(line)
+    assert e is not None and e["kind"] == "gpu" and e["framework"] == "hip"
+    assert (e["tried_bytes"], e["free_bytes"], e["total_bytes"]) == (4, 2314338304, 17163091968)
+    assert e["device_refused"] is True
+    used_up = classify_app_line(line.replace("required :4 ", "required :4294967296 "))
+    assert used_up is not None and used_up["device_refused"] is False
