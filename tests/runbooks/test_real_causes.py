@@ -344,12 +344,20 @@ def test_gfx_override_not_in_version_form_is_named(tmp_path) -> None:
     from rocmdoctor.simnode.scenarios.gpu_not_visible import healthy
     from rocmdoctor.testing.triage_helpers import triage_node
 
-    node = healthy()
-    node.env["HSA_OVERRIDE_GFX_VERSION"] = "gfx1030"
-    _, report = triage_node(node, tmp_path, compile_plan(load_catalog(), ["gpu-not-visible"], {}))
-    s = {s.step_id: s for s in report.runbooks[0].steps}["override"]
-    assert s.state == State.WARN
-    assert s.check.message == "HSA_OVERRIDE_GFX_VERSION=gfx1030 is not in the MAJOR.MINOR.STEPPING form (10.3.0) the runtime reads"
+    # libhsakmt's topology.c reads the value with sscanf("%u.%u.%u%c") and fails the GPU's node otherwise
+    plan = compile_plan(load_catalog(), ["gpu-not-visible"], {})
+    for value, message, diagnosis in [
+        ("gfx1030", 'HSA_OVERRIDE_GFX_VERSION is set to "gfx1030", not MAJOR.MINOR.STEPPING (10.3.0)', "gfx-override-invalid-hides-gpus"),
+        ("", "HSA_OVERRIDE_GFX_VERSION is defined but empty", "gfx-override-empty-hides-gpus"),
+    ]:
+        node = healthy()
+        node.env["HSA_OVERRIDE_GFX_VERSION"] = value
+        _, report = triage_node(node, tmp_path / (value or "empty"), plan)
+        s = {s.step_id: s for s in report.runbooks[0].steps}["override"]
+        assert s.state == State.FAIL
+        assert s.check.message.startswith(message) and f'("HSA_OVERRIDE_GFX_VERSION {value} is invalid")' in s.check.message
+        assert s.check.evidence == (f'env: HSA_OVERRIDE_GFX_VERSION="{value}"',)
+        assert report.runbooks[0].diagnoses[0].diagnosis_id == diagnosis
 
 
 def test_a_gfx8_gpu_is_named_only_where_the_runtime_fails_beside_a_newer_one() -> None:
