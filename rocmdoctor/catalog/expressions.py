@@ -25,6 +25,7 @@ from jinja2.exceptions import TemplateError, TemplateSyntaxError
 from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from rocmdoctor.catalog.known_bugs import kernel_fix_status, known_bug_matches
 from rocmdoctor.errors import ExpressionError  # noqa: F401  (raised here; defined light for the compiler)
 
 
@@ -198,6 +199,8 @@ def _iommu_mode(domain: Any, cmdline: Any) -> str | None:
 
 
 FILTERS = {
+    "known_bug_matches": known_bug_matches,
+    "kernel_fix_status": kernel_fix_status,
     "iommu_mode": _iommu_mode,
     "previous_boot_log": _previous_boot_log,
     "product_target": _product_target,

@@ -1,0 +1,83 @@
+"""amdgpu bugs a later kernel fixed, read from the kernel log (data amdgpu_fixed_bugs, from the kernel CVE
+team's records): the verdict names the bug, the release that fixed it and the node's own release."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rocmdoctor.catalog.datafiles import load_data
+from rocmdoctor.catalog.known_bugs import kernel_fix_status, known_bug_matches
+from rocmdoctor.engine.core import TriageRequest, triage_target
+from rocmdoctor.status import State
+
+FIXTURES = Path(__file__).parent / "fixtures" / "outputs" / "kernel-log"
+# the oops CVE-2026-23163's fixing commit quotes (Renoir, retry faults on): fixed in 6.6.123, 6.12.69, 6.18.9, 6.19
+OOPS = (FIXTURES / "cve-2026-23163-renoir-ih1-null-deref.txt").read_text()
+CORPUS = Path(__file__).parent / "incidents"
+
+
+def _step(tmp_path: Path, dmesg: str, release: str | None):  # type: ignore[no-untyped-def]
+    (tmp_path / "commands" / "dmesg").mkdir(parents=True)
+    (tmp_path / "commands" / "dmesg" / "stdout").write_text(dmesg)
+    if release is not None:
+        f = tmp_path / "files" / "proc" / "sys" / "kernel" / "osrelease"
+        f.parent.mkdir(parents=True)
+        f.write_text(release + "\n")
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("gpu-hardware-fault",)))
+    rb = report.runbooks[0]
+    return rb, next(s for s in rb.steps if s.step_id == "driver_bug")
+
+
+def test_an_oops_of_a_fixed_bug_on_an_older_stable_kernel_names_the_fix(tmp_path: Path) -> None:
+    rb, step = _step(tmp_path, OOPS, "6.12.40")
+    assert step.state == State.FAIL
+    assert step.check.message == (
+        "the kernel log shows drm/amdgpu: fix NULL pointer dereference in amdgpu_gmc_filter_faults_remove "
+        "(raven-renoir-svm-retry-fault-ih1-null-deref), an amdgpu bug fixed in kernel 6.12.69; this node runs "
+        "6.12.40, which does not carry the fix")
+    assert step.check.evidence[:4] == (
+        "dmesg: RIP: 0010:amdgpu_ih_decode_iv_ts_helper+0x22/0x40 [amdgpu]",
+        "dmesg: amdgpu_gmc_filter_faults_remove+0x60/0x130 [amdgpu]",
+        "dmesg: svm_range_restore_pages+0xae5/0x11c0 [amdgpu]",
+        "/proc/sys/kernel/osrelease: 6.12.40")
+    assert step.check.evidence[4].startswith("Issue introduced in 6.4 with commit dd299441654f")
+    assert rb.diagnoses[0].diagnosis_id == "amdgpu-driver-bug-fixed-in-newer-kernel"
+
+
+@pytest.mark.parametrize("release, state, words", [
+    ("6.12.69", State.PASS, "6.12.69 carries its fix (6.12.69)"),
+    ("6.19.2", State.PASS, "6.19.2 carries its fix (6.19)"),
+    ("6.3.7", State.PASS, "6.3.7 is older than the bug (6.4.0)"),
+    ("6.16.3", State.FAIL, "fixed in kernel 6.19; this node runs 6.16.3"),   # a series with no stable fix
+    ("6.8.0-45-generic", State.WARN, "distribution build 6.8.0-45-generic"),
+    (None, State.WARN, "the running kernel release is not in the evidence"),
+])
+def test_the_running_release_decides(tmp_path: Path, release: str | None, state: State, words: str) -> None:
+    _, step = _step(tmp_path, OOPS, release)
+    assert step.state == state and words in step.check.message
+
+
+def test_stable_and_distribution_release_strings() -> None:
+    status = kernel_fix_status("6.18.8-arch1-1", ["6.6.123", "6.12.69", "6.18.9", "6.19"], ["6.4"])
+    assert status == {"status": "affected", "fix": "6.18.9"}
+    assert kernel_fix_status("5.14.0-427.el9.x86_64", ["6.19"], ["6.4"])["status"] == "distribution"
+
+
+def test_no_corpus_kernel_log_is_taken_for_a_known_bug() -> None:
+    """Generic oops lines (a NULL dereference, refcount underflow) never match alone: none of the corpus's real
+    kernel logs, many with oopses and GPU resets, is read as one of the fixed bugs."""
+    bugs = load_data("amdgpu_fixed_bugs")["regressions"]
+    logs = [p for p in CORPUS.glob("*/*/bundle/commands/dmesg*/stdout")]
+    assert len(logs) > 90
+    assert [p for p in logs if known_bug_matches(p.read_text(errors="replace"), bugs)] == []
+
+
+def test_a_bug_tied_to_gpu_targets_needs_one_of_them(tmp_path: Path) -> None:
+    bugs = [b for b in load_data("amdgpu_fixed_bugs")["regressions"] if b.get("targets")]
+    assert bugs and all(b["lines"] for b in bugs)
+    text = "\n".join(bugs[0]["lines"])
+    assert known_bug_matches(text, bugs)                      # the lines alone match the entry...
+    _, step = _step(tmp_path, text, "6.19.2")
+    assert step.state == State.PASS and step.check.message.startswith("no line of the")   # ...but no GPU of its targets here
