@@ -80,3 +80,10 @@ def test_explain_names_a_bare_code_without_a_signature() -> None:
     r = cli(app, ["explain", "-f", "json", "ERROR: clGetPlatformIDs(-1001)"])
     doc = json.loads(r.output)
     assert doc["codes"][0]["name"] == "CL_PLATFORM_NOT_FOUND_KHR" and doc["codes"][0]["header"].endswith("cl_ext.h")
+
+
+def test_a_message_two_codes_share_names_both() -> None:
+    """CLR's hipGetErrorString prints "device kernel image is invalid" for hipErrorInvalidImage (200) and for
+    hipErrorInvalidSource (300): the line names both rather than the last one the table lists."""
+    line = "[pk_module] hipModuleLoadData: device kernel image is invalid"   # kryptex/krig-miner#2
+    assert [(r.name, r.value) for r in read_codes(line)] == [("hipErrorInvalidImage", 200), ("hipErrorInvalidSource", 300)]

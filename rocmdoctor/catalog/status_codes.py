@@ -66,7 +66,7 @@ class _Table:
     repo: str
     by_name: dict[str, dict[str, Any]]
     by_value: dict[int, dict[str, Any]]
-    by_message: dict[str, dict[str, Any]]
+    by_message: dict[str, list[dict[str, Any]]]   # a message two codes share (HIP 200 and 300) names both
 
 
 @lru_cache(maxsize=1)
@@ -84,7 +84,7 @@ def _tables() -> dict[str, _Table]:
             numbering, str(doc.get("title", numbering)), f"{src.get('repo', '')} {src.get('file', '')}".strip(),
             str(src.get("repo", "")),
             by_name, {int(c["value"]): c for c in codes},
-            {str(c["message"]).lower(): c for c in codes if c.get("message")})
+            _by_message(codes))
     return out
 
 
@@ -110,23 +110,30 @@ def _forms() -> tuple[_Form, ...]:
     return tuple(forms)
 
 
+def _by_message(codes: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for c in codes:
+        if c.get("message"):
+            out.setdefault(str(c["message"]).lower(), []).append(c)
+    return out
+
+
 def _number(text: str) -> int:
     """0x hex, else decimal (HIP's samples print 0100 for 100: not octal)."""
     return int(text, 16) if text.lower().startswith("0x") else int(text, 10)
 
 
-def _lookup(table: _Table, kind: str, text: str) -> tuple[dict[str, Any], int] | None:
+def _lookup(table: _Table, kind: str, text: str) -> list[tuple[dict[str, Any], int]]:
     if kind == "name":
         entry = table.by_name.get(text)
-        return (entry, int(entry["value"])) if entry else None
+        return [(entry, int(entry["value"]))] if entry else []
     if kind == "message":
-        entry = table.by_message.get(text.strip().lower())
-        return (entry, int(entry["value"])) if entry else None
+        return [(e, int(e["value"])) for e in table.by_message.get(text.strip().lower(), [])]
     value = _number(text) if kind == "number" or table.numbering == "opencl" else abs(int(text))
     if table.numbering == "amdsmi_status" and kind == "neg" and value > 1000:
         value -= 1000  # amd-smi's CLI reports library status N as -1000 - N
     entry = table.by_value.get(value)
-    return (entry, value) if entry else None
+    return [(entry, value)] if entry else []
 
 
 def read_codes(line: str) -> tuple[CodeReading, ...]:
@@ -147,19 +154,16 @@ def read_codes(line: str) -> tuple[CodeReading, ...]:
         table = tables[form.numbering]
         for m in form.pattern.finditer(window):
             written = m.group(form.kind)
-            hit = _lookup(table, form.kind, written)
-            if hit is None:
-                continue
-            entry, value = hit
-            if form.numbering == "errno" and not 0 < value < 134:
-                continue
-            key = (form.numbering, value)
-            if key not in found:
-                name = str(entry.get("alias") or entry["name"]) if form.kind == "name" else str(entry["name"])
-                meaning = str(entry.get("meaning") or entry.get("message") or "")
-                header = f"{table.repo} {entry['file']}" if entry.get("file") else table.header
-                found[key] = CodeReading(form.numbering, table.title, name, value,
-                                         name if form.kind == "name" else written, meaning, header)
+            for entry, value in _lookup(table, form.kind, written):
+                if form.numbering == "errno" and not 0 < value < 134:
+                    continue
+                key = (form.numbering, value)
+                if key not in found:
+                    name = str(entry.get("alias") or entry["name"]) if form.kind == "name" else str(entry["name"])
+                    meaning = str(entry.get("meaning") or entry.get("message") or "")
+                    header = f"{table.repo} {entry['file']}" if entry.get("file") else table.header
+                    found[key] = CodeReading(form.numbering, table.title, name, value,
+                                             name if form.kind == "name" else written, meaning, header)
     order = {n: i for i, n in enumerate(NUMBERINGS)}
     return tuple(sorted(found.values(), key=lambda r: order[r.numbering]))
 
