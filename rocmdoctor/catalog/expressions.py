@@ -25,6 +25,7 @@ from jinja2.exceptions import TemplateError, TemplateSyntaxError
 from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from rocmdoctor.catalog.gpu_facts import gpu_targets, pci_gpu_targets, rocm_release
 from rocmdoctor.catalog.known_bugs import kernel_fix_status, known_bug_matches
 from rocmdoctor.errors import ExpressionError  # noqa: F401  (raised here; defined light for the compiler)
 
@@ -133,34 +134,6 @@ def _product_target(name: Any, targets: Any) -> str | None:
     return found.pop() if key and len(found) == 1 else None
 
 
-_LSPCI_VENDOR = re.compile(r"^(?:Advanced Micro Devices, Inc\. \[AMD/ATI\]|ATI Technologies Inc) ")
-_LSPCI_TAIL = re.compile(r"(?: \((?:rev|prog-if) [^)]*\)?)+$")
-
-
-def _pci_gpu_targets(sysfs: Any, lspci: Any, devices: Any) -> list[dict[str, Any]]:
-    """The AMD GPUs on the PCI bus with the target data `amd_pci_targets` gives their device id:
-    `[{slot, device, gfx, name}]` (gfx None for a device the table does not know). `sysfs` is
-    `join_maps` of the vendor/class/device files (`[{key: slot, vendor, class, device}]`, 0x-prefixed
-    as sysfs writes them), else the `lspci` parser's rows are read; plain lspci without ids is
-    matched by the exact pci.ids name it printed."""
-    table = dict(devices or {})
-    if sysfs:
-        rows = [{"slot": v.get("key"), "vendor": str(v.get("vendor") or "").strip()[2:],
-                 "class": str(v.get("class") or "").strip()[2:6], "device": str(v.get("device") or "").strip()[2:],
-                 "name": None} for v in sysfs]
-    else:
-        rows = [dict(r) for r in lspci or []]
-    by_name = {row["name"]: dev for dev, row in table.items()}
-    out = []
-    for r in rows:
-        if r.get("vendor") != "1002" or str(r.get("class") or "")[:2] not in ("03", "12"):
-            continue
-        dev = r.get("device") or by_name.get(_LSPCI_TAIL.sub("", _LSPCI_VENDOR.sub("", str(r.get("name") or ""))))
-        row = table.get(dev or "") or {}
-        out.append({"slot": r.get("slot"), "device": dev, "gfx": row.get("target"), "name": row.get("name") or r.get("name")})
-    return out
-
-
 def _used_by(modules: Any, user: str) -> list[str]:
     """The modules (a `proc_modules` or `lsmod` table, `{name: {deps: [...]}}`) that `user` uses,
     sorted: each names `user` among its holders. One of them proves `user` loaded even when a
@@ -204,7 +177,9 @@ FILTERS = {
     "iommu_mode": _iommu_mode,
     "previous_boot_log": _previous_boot_log,
     "product_target": _product_target,
-    "pci_gpu_targets": _pci_gpu_targets,
+    "pci_gpu_targets": pci_gpu_targets,
+    "gpu_targets": gpu_targets,
+    "rocm_release": rocm_release,
     "used_by": _used_by,
     "join_maps": _join_maps,
     "select_expr": _select_expr,
