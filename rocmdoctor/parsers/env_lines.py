@@ -1,6 +1,6 @@
 """GPU visibility assignments a ticket pastes: `env`/`printenv` lines (`ROCR_VISIBLE_DEVICES=1`), a
 shell's `export`/`declare -x` forms and quoted values (`CUDA_VISIBLE_DEVICES="0,1"`, as a job's or
-Ray worker's environment dump prints them; vllm-project/vllm#21457's paste). Only the variables
+Ray worker's environment dump prints them; vllm-project/vllm#21457's paste), after a shell prompt too. Only the variables
 that select GPUs are read; the last assignment of each wins, as in a shell.
 """
 
@@ -12,7 +12,9 @@ from typing import Any
 from rocmdoctor.parsers import parser
 from rocmdoctor.parsers.containers import GPU_VISIBILITY_ENV
 
-_LINE = re.compile(r"^\s*(?:export\s+|declare\s+-x\s+)?(?P<name>" + "|".join(GPU_VISIBILITY_ENV)
+# a shell prompt before the command is kept out ("$ export ...", "user@host:~$ export ...": the paste of
+# a session, mcmonkeyprojects/SwarmUI#566)
+_LINE = re.compile(r"^\s*(?:[^\s=]*[$#]\s+)?(?:export\s+|declare\s+-x\s+)?(?P<name>" + "|".join(GPU_VISIBILITY_ENV)
                    + r""")=(?P<q>["']?)(?P<value>[^"'\s]*)(?P=q)\s*$""")
 
 

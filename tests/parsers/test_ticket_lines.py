@@ -58,3 +58,11 @@ def test_a_make_log_pasted_alone_names_the_amdgpu_tree() -> None:
     out = parse_dkms_build(_ticket("kernel-driver-mismatch/dkms-mainline-6-12-3-kcl-kvrealloc-conflict", "make.log"))
     assert out["amd_tree"] and out["failures"] == [] and out["first_error"]["lineno"] == 7
     assert parse_dkms_build("drivers/foo.c:1:2: error: x")["amd_tree"] is False
+
+
+def test_env_lines_after_a_shell_prompt() -> None:
+    """A pasted shell session (mcmonkeyprojects/SwarmUI#566): the prompt is not part of the assignment."""
+    text = "$ export ROCR_VISIBLE_DEVICES=1\n$ export HIP_VISIBLE_DEVICES=1\n$ python\n>>> import torch\n"
+    assert parse_env_lines(text)["vars"] == {"ROCR_VISIBLE_DEVICES": "1", "HIP_VISIBLE_DEVICES": "1"}
+    assert parse_env_lines("user@node:~$ export CUDA_VISIBLE_DEVICES=0")["vars"] == {"CUDA_VISIBLE_DEVICES": "0"}
+    assert parse_env_lines("echo $ROCR_VISIBLE_DEVICES=1 x")["vars"] == {}
