@@ -136,3 +136,18 @@ def test_amd_smi_static_names_the_target_where_a_ticket_has_no_rocminfo(tmp_path
     assert step.state == State.WARN
     assert step.check.message.startswith("gfx90a (") and "not on ROCm 4.5.2's list of supported GPUs (gfx900, gfx906, gfx908" in step.check.message
     assert any(e.startswith("amd-smi static: gfx90a") for e in step.check.evidence)
+
+
+def test_dkms_status_alone_names_the_build_and_its_kernel(tmp_path: Path) -> None:
+    """A ticket's `dkms status` line without a make.log (ROCm/ROCm#5102, in the corpus): ROCm 6.4.1's driver built
+    for the 6.14 HWE kernel, which ROCm 6.4 does not support on Ubuntu 24.04 (6.8, 6.11)."""
+    d = tmp_path / "commands" / "dkms status"
+    d.mkdir(parents=True)
+    (d / "stdout").write_text("amdgpu/6.12.12-2187269.24.04, 6.14.0-24-generic, x86_64: installed\n")
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("kernel-driver-mismatch",)))
+    rb = report.runbooks[0]
+    step = next(s for s in rb.steps if s.check and s.check.check_id == "rocm.dkms_kernel_supported")
+    assert step.state == State.WARN
+    assert "built for kernel 6.14.0-24-generic, newer than any kernel ROCm 6.4 supports on Ubuntu 24.04" in step.check.message
+    assert step.check.evidence[0] == "dkms status: amdgpu/6.12.12-2187269.24.04 for kernel 6.14.0-24-generic"
+    assert rb.diagnoses[0].diagnosis_id == "unsupported-kernel-or-os"
