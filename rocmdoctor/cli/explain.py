@@ -153,8 +153,10 @@ def _print_text(matches: list[Any], source: str, lines: int, host: str, codes: l
             print(f"    {c}")
         print(f"    rocmdoctor triage {host} --runbook {m.runbook}")
         for alt in m.instead:
-            when = ", ".join(f"{k} = {v}" for k, v in alt.outputs)
-            print(f"  but if {alt.check or m.confirm_check} passes on the node{f' ({when})' if when else ''}: "
+            when = ", ".join([*(f"{k} = {v}" for k, v in alt.outputs), *(f"with {k}" for k in alt.present)])
+            ends = " or ".join({"pass": "passes", "warn": "warns", "fail": "fails", "unknown": "cannot decide"}.get(s, s)
+                               for s in alt.states)
+            print(f"  but if {alt.check or m.confirm_check} {ends} on the node{f' ({when})' if when else ''}: "
                   f"{alt.diagnosis}  [{alt.confidence}]")
             print(f"    {alt.means}")
         print(f"  seen in: {', '.join(m.urls)}")

@@ -139,3 +139,12 @@ def test_a_memory_fault_under_a_forced_isa_reads_as_the_override(tmp_path: Path,
     assert any("Memory access fault by GPU node-1" in e for e in rb.diagnoses[0].evidence)
     if override:
         assert any("HSA_OVERRIDE_GFX_VERSION=11.0.0" in e for e in rb.diagnoses[0].evidence)
+
+
+def test_a_reading_for_an_undecided_check_says_so() -> None:
+    """A job log of flux-framework/flux-core#7807 (in the corpus): HIP found no device; a node whose env step cannot
+    count the GPUs but sees a visibility variable set reads the variable as the mask."""
+    proc = _rocmdoctor("explain", "HIP ERROR: hipGetDeviceCount(&ndev) -> 100 (no ROCm-capable device is detected)")
+    assert proc.returncode == 0
+    assert ("but if visibility.env_masks cannot decide on the node (with set_vars): visibility-variable-masks-gpus  [medium]"
+            in proc.stdout)
