@@ -37,12 +37,13 @@ def test_an_oops_of_a_fixed_bug_on_an_older_stable_kernel_names_the_fix(tmp_path
         "the kernel log shows drm/amdgpu: fix NULL pointer dereference in amdgpu_gmc_filter_faults_remove "
         "(raven-renoir-svm-retry-fault-ih1-null-deref), an amdgpu bug fixed in kernel 6.12.69; this node runs "
         "6.12.40, which does not carry the fix")
-    assert step.check.evidence[:4] == (
+    assert step.check.evidence[:5] == (
+        "dmesg: BUG: kernel NULL pointer dereference, address: 0000000000000004",
         "dmesg: RIP: 0010:amdgpu_ih_decode_iv_ts_helper+0x22/0x40 [amdgpu]",
         "dmesg: amdgpu_gmc_filter_faults_remove+0x60/0x130 [amdgpu]",
         "dmesg: svm_range_restore_pages+0xae5/0x11c0 [amdgpu]",
         "/proc/sys/kernel/osrelease: 6.12.40")
-    assert step.check.evidence[4].startswith("Issue introduced in 6.4 with commit dd299441654f")
+    assert step.check.evidence[5].startswith("Issue introduced in 6.4 with commit dd299441654f")
     assert rb.diagnoses[0].diagnosis_id == "amdgpu-driver-bug-fixed-in-newer-kernel"
 
 
@@ -65,6 +66,13 @@ def test_stable_and_distribution_release_strings() -> None:
     assert kernel_fix_status("5.14.0-427.el9.x86_64", ["6.19"], ["6.4"])["status"] == "distribution"
 
 
+def test_a_bug_is_known_by_its_crash_site() -> None:
+    """The same interrupt-path frames and a NULL dereference, but another crash site: not this bug."""
+    bugs = [b for b in load_data("amdgpu_fixed_bugs")["regressions"] if b["id"] == "raven-renoir-svm-retry-fault-ih1-null-deref"]
+    other = OOPS.replace("amdgpu_ih_decode_iv_ts_helper", "amdgpu_vm_handle_fault").replace("amdgpu_gmc_filter_faults_remove", "x")
+    assert known_bug_matches(OOPS, bugs) and not known_bug_matches(other, bugs)
+
+
 def test_no_corpus_kernel_log_is_taken_for_a_known_bug() -> None:
     """Generic oops lines (a NULL dereference, refcount underflow) never match alone: none of the corpus's real
     kernel logs, many with oopses and GPU resets, is read as one of the fixed bugs."""
@@ -81,3 +89,10 @@ def test_a_bug_tied_to_gpu_targets_needs_one_of_them(tmp_path: Path) -> None:
     assert known_bug_matches(text, bugs)                      # the lines alone match the entry...
     _, step = _step(tmp_path, text, "6.19.2")
     assert step.state == State.PASS and step.check.message.startswith("no line of the")   # ...but no GPU of its targets here
+
+
+def test_every_entry_is_found_by_its_own_lines() -> None:
+    bugs = load_data("amdgpu_fixed_bugs")["regressions"]
+    assert len(bugs) >= 60
+    assert [b["id"] for b in bugs if not known_bug_matches("\n".join(b["lines"]), [b])] == []
+    assert all(b["fixed_in"] and b.get("sources") for b in bugs)

@@ -24,9 +24,15 @@ _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?")
 _DISTRO_BUILD = re.compile(r"^\d+\.\d+\.0-\d+|\.el\d|-default$|-azure$|-aws$|-gcp$|-oracle$")
 
 
+#: a frame in the driver itself: the crash site a bug is known by (a generic kernel frame such as
+#: _raw_spin_lock_irqsave or mmput is where many unrelated oopses land too)
+DRIVER_FRAME = re.compile(r"amdgpu|amdkfd|kfd_|svm_range|gfx_v\d|gmc_v\d|sdma_v\d|mes_v\d|smu_v?\d|amd_sched|drm_sched|"
+                          r"\bdc_|\bdm_|dcn\d|amddrm")
+
+
 def _key(line: str) -> tuple[str, bool] | None:
     """What of a quoted line a log must show: a trace frame's function name (True), else the message up to
-    its first number (False); None for a line too generic to mean anything alone."""
+    its first number (False); None for a line too short to mean anything alone."""
     text = line.strip()
     frame = _FRAME.match(text)
     if frame:
@@ -35,23 +41,42 @@ def _key(line: str) -> tuple[str, bool] | None:
     return (cut, False) if len(cut) >= 12 else None
 
 
+_CRASH_AT = re.compile(r"^RIP: [0-9a-f]{4}:(?P<sym>[A-Za-z_][\w.]*)\+0x|^WARNING: .* at \S+ (?P<wsym>[A-Za-z_][\w.]*)\+0x"
+                       r"|^BUG: KASAN: [\w-]+ in (?P<ksym>[A-Za-z_][\w.]*)\+0x")
+
+
+def _site(entry_lines: list[str]) -> str | None:
+    """The function a bug is known by: where it crashed or warned (the RIP line, "WARNING: ... at
+    file:line func+0x..", KASAN's "BUG: KASAN: ... in func+0x..") when that is the driver's own code, else the
+    first driver frame of its trace."""
+    crash = next((m.group("sym") or m.group("wsym") or m.group("ksym") for m in (_CRASH_AT.match(x.strip()) for x in entry_lines) if m), None)
+    if crash and DRIVER_FRAME.search(crash):
+        return crash
+    frames = [m.group("sym") for m in (_FRAME.match(x.strip()) for x in entry_lines) if m]
+    return next((f for f in frames if DRIVER_FRAME.search(f)), crash or (frames[0] if frames else None))
+
+
 def known_bug_matches(text: Any, entries: Any) -> list[dict[str, Any]]:
-    """The entries whose lines `text` (a kernel log) shows: at least two of its keys, one of them a trace frame
-    that is not a generic line; an entry without frames (a message-only bug) needs every message. Each match
-    carries the log lines that matched, in log order."""
+    """The entries whose lines `text` (a kernel log) shows: the bug's crash site (its first driver frame) and
+    at least three of its lines in all (every line where it quotes fewer); an entry without a trace (a
+    message-only bug) needs every message. Generic oops lines ("BUG: kernel NULL pointer dereference") count
+    toward the three but never make a match alone. Each match carries the log lines that matched, in log order."""
     log = str(text or "")
     lines = log.splitlines()
     out = []
     for entry in entries or []:
-        keys = [k for k in (_key(x) for x in entry.get("lines") or []) if k and not _GENERIC.match(k[0])]
-        found = [(k, frame) for k, frame in keys if k in log]
-        frames = [k for k, frame in keys if frame]
-        enough = (len(found) >= 2 and any(frame for _, frame in found)) if frames else (keys and len(found) == len(keys))
+        quoted = list(entry.get("lines") or [])
+        keys = [k for k in (_key(x) for x in quoted) if k]
+        site = _site(quoted)
+        found = [k for k, _ in keys if k in log]
+        if site is not None:
+            enough = site in log and len(found) >= min(3, len(keys))
+        else:
+            specific = [k for k, _ in keys if not _GENERIC.match(k)]
+            enough = bool(specific) and all(k in log for k in specific)
         if not enough:
             continue
-        wanted = [k for k, _ in found]
-        quoted = [ln.strip() for ln in lines if any(k in ln for k in wanted)][:6]
-        out.append({**dict(entry), "matched": quoted})
+        out.append({**dict(entry), "matched": [ln.strip() for ln in lines if any(k in ln for k in found)][:6]})
     return out
 
 
