@@ -9,8 +9,8 @@ import pytest
 
 from rocmdoctor.catalog.datafiles import load_data
 from rocmdoctor.catalog.known_bugs import kernel_fix_status, known_bug_matches
-from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.status import State
+from rocmdoctor.testing.triage_helpers import triage_bundle_step
 
 FIXTURES = Path(__file__).parent / "fixtures" / "outputs" / "kernel-log"
 # the oops CVE-2026-23163's fixing commit quotes (Renoir, retry faults on): fixed in 6.6.123, 6.12.69, 6.18.9, 6.19
@@ -19,15 +19,10 @@ CORPUS = Path(__file__).parent / "incidents"
 
 
 def _step(tmp_path: Path, dmesg: str, release: str | None):  # type: ignore[no-untyped-def]
-    (tmp_path / "commands" / "dmesg").mkdir(parents=True)
-    (tmp_path / "commands" / "dmesg" / "stdout").write_text(dmesg)
+    files = {"commands/dmesg/stdout": dmesg}
     if release is not None:
-        f = tmp_path / "files" / "proc" / "sys" / "kernel" / "osrelease"
-        f.parent.mkdir(parents=True)
-        f.write_text(release + "\n")
-    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("gpu-hardware-fault",)))
-    rb = report.runbooks[0]
-    return rb, next(s for s in rb.steps if s.step_id == "driver_bug")
+        files["files/proc/sys/kernel/osrelease"] = release + "\n"
+    return triage_bundle_step(tmp_path, files, "gpu-hardware-fault", "driver_bug")
 
 
 def test_an_oops_of_a_fixed_bug_on_an_older_stable_kernel_names_the_fix(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from rocmdoctor.catalog.datafiles import load_data
 from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.parsers import get_parser
 from rocmdoctor.status import State
+from rocmdoctor.testing.triage_helpers import triage_bundle_step
 
 LSPCI = Path(__file__).parent / "fixtures" / "outputs" / "lspci"
 CORPUS = Path(__file__).parent / "incidents"
@@ -49,13 +50,8 @@ def test_plain_lspci_keeps_the_id_of_a_device_its_pci_ids_did_not_name() -> None
 
 
 def _gpu_support(tmp_path: Path, lspci: str, version: str):  # type: ignore[no-untyped-def]
-    (tmp_path / "commands" / "lspci -n -D").mkdir(parents=True)
-    (tmp_path / "commands" / "lspci -n -D" / "stdout").write_text(lspci)
-    f = tmp_path / "files" / "opt" / "rocm" / ".info" / "version"
-    f.parent.mkdir(parents=True)
-    f.write_text(version + "\n")
-    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("gpu-not-visible",)))
-    return next(s for s in report.runbooks[0].steps if s.step_id == "gpu_support")
+    files = {"commands/lspci -n -D/stdout": lspci, "files/opt/rocm/.info/version": version + "\n"}
+    return triage_bundle_step(tmp_path, files, "gpu-not-visible", "gpu_support")[1]
 
 
 def test_an_rx580_from_lspci_alone_is_judged_against_the_release(tmp_path: Path) -> None:

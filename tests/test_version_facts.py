@@ -10,6 +10,7 @@ import pytest
 
 from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.status import State
+from rocmdoctor.testing.triage_helpers import triage_bundle_step
 
 # the header line of a real make.log (ROCm/legacy-rocm-build#5624, in the corpus) and DKMS 2's form
 HEADER_3 = "DKMS (dkms-3.2.0) make.log for amdgpu/{v} for kernel {k} (x86_64)\n"
@@ -95,14 +96,8 @@ ROCMINFO_MI300X = Path(__file__).parent / "fixtures" / "outputs" / "rocminfo" / 
 
 
 def _gpu_support(tmp_path: Path, version: str):  # type: ignore[no-untyped-def]
-    (tmp_path / "commands" / "rocminfo").mkdir(parents=True)
-    (tmp_path / "commands" / "rocminfo" / "stdout").write_text(ROCMINFO_MI300X.read_text())
-    f = tmp_path / "files" / "opt" / "rocm" / ".info" / "version"
-    f.parent.mkdir(parents=True)
-    f.write_text(version + "\n")
-    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("gpu-not-visible",)))
-    rb = report.runbooks[0]
-    return rb, next(s for s in rb.steps if s.step_id == "gpu_support")
+    files = {"commands/rocminfo/stdout": ROCMINFO_MI300X.read_text(), "files/opt/rocm/.info/version": version + "\n"}
+    return triage_bundle_step(tmp_path, files, "gpu-not-visible", "gpu_support")
 
 
 def test_a_gpu_its_release_does_not_list_is_named_with_the_release_and_its_list(tmp_path: Path) -> None:
@@ -141,12 +136,8 @@ def test_amd_smi_static_names_the_target_where_a_ticket_has_no_rocminfo(tmp_path
 def test_dkms_status_alone_names_the_build_and_its_kernel(tmp_path: Path) -> None:
     """A ticket's `dkms status` line without a make.log (ROCm/ROCm#5102, in the corpus): ROCm 6.4.1's driver built
     for the 6.14 HWE kernel, which ROCm 6.4 does not support on Ubuntu 24.04 (6.8, 6.11)."""
-    d = tmp_path / "commands" / "dkms status"
-    d.mkdir(parents=True)
-    (d / "stdout").write_text("amdgpu/6.12.12-2187269.24.04, 6.14.0-24-generic, x86_64: installed\n")
-    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("kernel-driver-mismatch",)))
-    rb = report.runbooks[0]
-    step = next(s for s in rb.steps if s.check and s.check.check_id == "rocm.dkms_kernel_supported")
+    rb, step = triage_bundle_step(tmp_path, {"commands/dkms status/stdout": "amdgpu/6.12.12-2187269.24.04, 6.14.0-24-generic, x86_64: installed\n"},
+                                  "kernel-driver-mismatch", "buildkernel")
     assert step.state == State.WARN
     assert "built for kernel 6.14.0-24-generic, newer than any kernel ROCm 6.4 supports on Ubuntu 24.04" in step.check.message
     assert step.check.evidence[0] == "dkms status: amdgpu/6.12.12-2187269.24.04 for kernel 6.14.0-24-generic"

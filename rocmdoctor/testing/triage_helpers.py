@@ -47,3 +47,17 @@ def diagnoses(report: TriageReport) -> dict[str, Diagnosis]:
 def evidence(step: StepResult) -> str:
     assert step.check is not None, f"step {step.step_id} was skipped: {step.skipped_because}"
     return "\n".join(step.check.evidence)
+
+
+def triage_bundle_step(directory: Path, files: dict[str, str], runbook: str, step_id: str,
+                       vars: dict[str, Any] | None = None) -> tuple[RunbookReport, StepResult]:
+    """Write a ticket's bundle (`{"commands/rocminfo/stdout": text, "files/opt/rocm/.info/version": "6.4.1"}`,
+    paths as docs/capture-format.md gives them) under `directory`, triage it with one runbook and return
+    that runbook's report and one of its steps."""
+    for rel, text in files.items():
+        path = directory / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    report = triage_target(TriageRequest(target="", bundle=str(directory), runbooks=(runbook,), vars=dict(vars or {})))
+    rb = report.runbooks[0]
+    return rb, next(s for s in rb.steps if s.step_id == step_id)
