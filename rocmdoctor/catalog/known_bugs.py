@@ -49,7 +49,8 @@ def _site(entry_lines: list[str]) -> str | None:
     """The function a bug is known by: where it crashed or warned (the RIP line, "WARNING: ... at
     file:line func+0x..", KASAN's "BUG: KASAN: ... in func+0x..") when that is the driver's own code, else the
     first driver frame of its trace."""
-    crash = next((m.group("sym") or m.group("wsym") or m.group("ksym") for m in (_CRASH_AT.match(x.strip()) for x in entry_lines) if m), None)
+    at = (_CRASH_AT.match(x.strip()) for x in entry_lines)
+    crash = next((m.group("sym") or m.group("wsym") or m.group("ksym") for m in at if m), None)
     if crash and DRIVER_FRAME.search(crash):
         return crash
     frames = [m.group("sym") for m in (_FRAME.match(x.strip()) for x in entry_lines) if m]
@@ -57,7 +58,7 @@ def _site(entry_lines: list[str]) -> str | None:
 
 
 def known_bug_matches(text: Any, entries: Any) -> list[dict[str, Any]]:
-    """The entries whose lines `text` (a kernel log) shows: the bug's crash site (its first driver frame) and
+    """The entries whose lines `text` (a kernel log) shows: the bug's crash site (`_site`) and
     at least three of its lines in all (every line where it quotes fewer); an entry without a trace (a
     message-only bug) needs every message. Generic oops lines ("BUG: kernel NULL pointer dereference") count
     toward the three but never make a match alone. Each match carries the log lines that matched, in log order."""
