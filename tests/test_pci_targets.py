@@ -83,7 +83,7 @@ def test_a_missing_code_error_beside_an_unmasked_igpu_names_the_igpu() -> None:
     rb = report.runbooks[0]
     step = next(s for s in rb.steps if s.step_id == "job_code_igpu")
     assert step.state == State.WARN
-    assert "the integrated gfx1036 (0000:16:00.0 (1002:164e Raphael))" in step.check.message
+    assert "the integrated gfx1036 (0000:16:00.0, 1002:164e Raphael)" in step.check.message
     assert "beside the discrete gfx1100" in step.check.message
     assert any("NCCL WARN Cuda failure 'invalid kernel file'" in e for e in step.check.evidence)
     assert any("PCI device id: gfx1036 at 0000:16:00.0" in e and "(integrated)" in e for e in step.check.evidence)
