@@ -14,6 +14,8 @@ from rocmdoctor.testing.corpus import ROOT, SEVERITIES, load_cases, run_case
 
 CASES = load_cases()
 BASELINE: dict[str, str] = json.loads((ROOT / "baseline.json").read_text()) if (ROOT / "baseline.json").exists() else {}
+# user guides of HPC centres with AMD GPU systems (Frontier, LUMI, Setonix, El Capitan's siblings)
+HPC_CENTRE_GUIDES = ("docs.olcf.ornl.gov", "docs.lumi-supercomputer.eu", "pawsey.atlassian.net", "hpc.llnl.gov")
 RUNBOOKS = ("gpu-not-visible", "kernel-driver-mismatch", "gpu-oom", "thermal-throttling", "container-mount-failure", "gpu-slow",
             "wrong-results")
 
@@ -26,10 +28,11 @@ def test_the_corpus_is_there() -> None:
         assert case.severity in SEVERITIES
         # a public thread: an issue tracker (GitHub, GitLab, Launchpad, Bugzilla), a forum, or a mailing-list archive;
         # or a published page the corpus guide allows beside them (shared/reference/incident-corpus.md: "pages for
-        # forum posts and blogs"): a blog or a project's own incident write-up (github.io), a kernel commit message
+        # forum posts and blogs"): a blog or a project's own incident write-up (github.io), a kernel commit message,
+        # and an HPC centre's user guide (issue 41 names "HPC centre pages" as a source of batches)
         assert any(host in u for u in case.urls
                    for host in ("github.com", "gitlab", "launchpad", "bugzilla", "forum", "community", "lore.kernel.org",
-                                "github.io", "git.kernel.org", "git.proxmox.com")), \
+                                "github.io", "git.kernel.org", "git.proxmox.com", *HPC_CENTRE_GUIDES)), \
             f"{case.case_id}: no public thread or page URL"
 
 
