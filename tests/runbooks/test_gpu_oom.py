@@ -282,3 +282,27 @@ def test_only_a_small_vram_beside_a_much_larger_gtt_counts_as_a_carveout(tmp_pat
     g.vram_total, g.vram_used, g.gtt_total = int(vram_gib * 2**30), int(vram_gib * 2**30 * 0.99), int(gtt_gib * 2**30)
     _, report = triage_node(node, tmp_path, compile_plan(load_catalog(), [RB]))
     assert steps(report)["vram"].state == state, steps(report)["vram"].check.message
+
+
+# PyTorch's pre-2.1 OOM form from a Ryzen 7 6800U (ROCm/ROCm#2014), and a made-up 24 GiB discrete GPU in the
+# same form for the contrast
+APU_OOM = ("torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 MiB (GPU 0; 512.00 MiB total capacity;"
+           " 150.39 MiB already allocated; 312.00 MiB free; 168.00 MiB reserved in total by PyTorch) If reserved memory is"
+           " >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory"
+           " Management and PYTORCH_HIP_ALLOC_CONF\n")
+
+
+@pytest.mark.parametrize("total, expect", [("512.00 MiB", "apu-vram-carveout-too-small"), ("24.00 GiB", None)])
+def test_a_gpu_of_under_two_gib_in_all_is_read_as_an_apu_carveout(tmp_path: Path, total: str, expect: str | None) -> None:
+    from rocmdoctor.testing.triage_helpers import triage_bundle_step
+    log = APU_OOM.replace("512.00 MiB total", f"{total} total")
+    rb, step = triage_bundle_step(tmp_path, {"files/ticket/job.log": log}, RB, "applog", vars={"log": "/ticket/job.log"})
+    assert step.state is State.FAIL
+    made = [d.diagnosis_id for d in rb.diagnoses]
+    if expect:
+        assert made[0] == expect
+        first = rb.diagnoses[0]
+        assert "512.0 MiB in all" in first.cause, first.cause
+        assert any("512.00 MiB total capacity" in e for e in first.evidence)
+    else:
+        assert "apu-vram-carveout-too-small" not in made
