@@ -13,6 +13,9 @@ console (dkms 2.x and 3.x):
     Error! Could not locate dkms.conf file.
     File: /var/lib/dkms/amdgpu/5.18.13-1577590.22.04/source/dkms.conf does not exist.
     WARNING: amdgpu dkms failed for running kernel      (amdgpu-dkms's post-install script)
+    Autoinstall of module amdgpu/6.16.13-2278356.24.04 for kernel 6.18.7-061807-generic (x86_64)
+    Building module(s)......(bad exit status: 2)        (dkms 3.x: the autoinstall header, then the failed
+                                                         build; dkms-project/dkms run_test.sh prints the header)
     Error! Module version C502C9F63988A81945CAABD for amdgpu.ko
     is not newer than what is already found in kernel 4.13.0-36-generic (D3580B8CE287C145D0DC895).
                       (the install step's version sanity check: built, then not installed;
@@ -47,6 +50,9 @@ _HEADER = re.compile(r"DKMS (?:\(dkms-[\d.]+\) )?make\.log for (?P<module>[\w-]+
 _GCC_ERROR = re.compile(r"^\s*(?:\d+\s+)?(?P<file>[^\s:]+):\d+(?::\d+)?: (?:fatal )?error: (?P<msg>.+)$")
 _MAKE_STOP = re.compile(r"Makefile(?:\.[\w.-]+)?:\d+: \*\*\* (?P<msg>.+)")
 _MODPOST = re.compile(r"^\s*(?:ERROR|FATAL): modpost: (?P<msg>.+)$")
+# dkms 3.x autoinstall: the module and kernel come first, the build's result after
+_AUTOINSTALL_OF = re.compile(r"Autoinstall of module (?P<module>[\w-]+)/(?P<version>\S+) for kernel (?P<kernel>\S+)(?: \((?P<arch>[^)]+)\))?")
+_BAD_EXIT = re.compile(r"^Building module\(s\)[.\s]*\(bad exit status: (?P<rc>\d{1,3})\)")
 _POSTINST = re.compile(r"(?P<module>amdgpu|rock) dkms failed for running kernel", re.IGNORECASE)
 _SANITY_MODULE = re.compile(r"Module version (?P<version>\S+) for (?P<module>[\w-]+)\.ko(?:\.\w+)?$")
 _NOT_NEWER = re.compile(r"^is not newer than what is already found in kernel (?P<kernel>\S+) \((?P<existing>[^)]{0,80})\)")
@@ -80,6 +86,7 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
     stale_trees: list[dict[str, Any]] = []
     module = version = make_log = log_kernel = gcc_mismatch = None
     first_error: dict[str, Any] | None = None
+    autoinstall: dict[str, Any] | None = None   # dkms 3.x "Autoinstall of module M/V for kernel K", until its result
     errors = 0
     amd_tree = False
     for lineno, raw in enumerate(text.splitlines(), 1):
@@ -101,6 +108,14 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
         if "Consult " in line and (m := _CONSULT.search(line)):
             make_log = m["path"]
             module, version = module or m["module"], version or m["version"]
+        if "Autoinstall of module" in line and (m := _AUTOINSTALL_OF.search(line)):
+            autoinstall = {"kernel": m["kernel"], "arch": m["arch"], "module": m["module"]}
+            module, version = module or m["module"], version or m["version"]
+            continue
+        if "bad exit status" in line and autoinstall and (m := _BAD_EXIT.match(line)):
+            if not any(f["kernel"] == autoinstall["kernel"] for f in failures):
+                failures.append({**autoinstall, "line": line, "lineno": lineno})
+            continue
         if "Bad return status" in line and (m := _FAILED.search(line)):
             failures.append({"kernel": m["kernel"], "arch": m["arch"], "module": module, "line": line, "lineno": lineno})
             continue

@@ -82,3 +82,17 @@ def test_a_sanity_line_without_its_refusal_is_not_a_refusal() -> None:
             "Building initial module for 4.13.0-36-generic\n"
             "is not newer than what is already found in kernel 4.13.0-36-generic (D3580B8CE287C145D0DC895).\n")
     assert parse_dkms_build(text)["refused"] == []
+
+
+def test_dkms3_autoinstall_header_then_a_bad_exit_status_is_a_failed_build() -> None:
+    out = parse_dkms_build(_read("amdgpu-dkms-6-19-4-build-fails-ubuntu-26-04-kernel-7-0-0-22", "files/ticket/install.log"))
+    assert [(f["kernel"], f["arch"], f["module"]) for f in out["failures"]] == [("7.0.0-22-generic", "x86_64", "amdgpu")]
+    assert out["failures"][0]["line"] == "Building module(s).............(bad exit status: 2)"
+    assert out["version"] == "6.19.4-2337710.26.04"
+
+
+def test_a_successful_dkms3_autoinstall_is_no_failure() -> None:
+    # dkms-project/dkms run_test.sh's expected autoinstall output, its ${KERNEL_VER} and ${KERNEL_ARCH} filled in
+    text = ("Autoinstall of module dkms_test/1.0 for kernel 6.8.0-1-generic (x86_64)\n"
+            "Building module(s)... done.\nAutoinstall on 6.8.0-1-generic succeeded for module(s) dkms_test.\n")
+    assert parse_dkms_build(text)["failures"] == []
