@@ -92,9 +92,11 @@ def _fingerprint(dirs: list[Path]) -> str:
     from rocmdoctor import __version__
 
     h = hashlib.sha256(__version__.encode())
-    # the code that builds catalogs and plans: an edit to it must not reuse a cached one
+    # the code that builds catalogs and plans: an edit to it must not reuse a cached one (signatures.py
+    # decides which signature families a plan without a job log keeps)
     package = Path(__file__).resolve().parents[1]
-    for code in (*sorted(Path(__file__).parent.glob("*.py")), package / "engine" / "compiler.py"):
+    for code in (*sorted(Path(__file__).parent.glob("*.py")), package / "engine" / "compiler.py",
+                 package / "engine" / "signatures.py"):
         try:
             h.update(f"{code.name}\0{code.stat().st_mtime_ns}\n".encode())
         except OSError:
