@@ -220,8 +220,11 @@ KERNEL_LOGS = ("command:dmesg", "command:journalctl -k -b --no-pager")
 #: with the node's context, which a signature lacks (root refused is not a group problem).
 ROCMINFO = "command:rocminfo"
 ROCMINFO_FAMILIES = ("hsa", "loader")   # the runtime's status, and the loader's errors rocminfo prints when it cannot start
+#: the runtime tools' own output the probe reads, and the families of their status lines (rocminfo's
+#: runtime and loader errors; clinfo's OpenCL ICD loader errors)
+TOOL_OUTPUTS = ((ROCMINFO, ROCMINFO_FAMILIES), ("command:clinfo", ("opencl",)))
 #: the signature families matched against what the probe itself reads, with no job log given
-NODE_TEXT_FAMILIES = ("kernel", *ROCMINFO_FAMILIES)
+NODE_TEXT_FAMILIES = ("kernel", *(f for _, families in TOOL_OUTPUTS for f in families))
 
 
 def match_logs(plan: "Plan", evidence: dict[str, Evidence]) -> tuple[list[SignatureMatch], list[tuple[str, str]]]:
@@ -243,14 +246,15 @@ def match_logs(plan: "Plan", evidence: dict[str, Evidence]) -> tuple[list[Signat
         if ev is not None and ev.status == "ok" and isinstance(ev.value, dict) and ev.value.get("stdout"):
             matches += match_text(kernel_sigs, str(ev.value["stdout"]), ev.source)
             break  # dmesg, or the journal where dmesg is restricted: the same lines
-    # rocminfo's lines: the runbooks' own checks read them first, so a match there only names a
-    # cause where the runbook found none (a fallback), and routes to no runbook that was not asked for
+    # rocminfo's and clinfo's lines: the runbooks' own checks read them first, so a match there only names
+    # a cause where the runbook found none (a fallback), and routes to no runbook that was not asked for
     asked = {rb.id for rb in plan.runbooks}
-    runtime_sigs = [s for s in plan.signatures if s.family in ROCMINFO_FAMILIES and s.runbook in asked]
-    ev = evidence.get(ROCMINFO)
-    if runtime_sigs and ev is not None and ev.status == "ok" and isinstance(ev.value, dict):
-        text = f"{ev.value.get('stdout', '')}\n{ev.value.get('stderr', '')}"
-        matches += [replace(m, fallback=True) for m in match_text(runtime_sigs, text, ev.source)]
+    for key, families in TOOL_OUTPUTS:
+        tool_sigs = [s for s in plan.signatures if s.family in families and s.runbook in asked]
+        ev = evidence.get(key)
+        if tool_sigs and ev is not None and ev.status == "ok" and isinstance(ev.value, dict):
+            text = f"{ev.value.get('stdout', '')}\n{ev.value.get('stderr', '')}"
+            matches += [replace(m, fallback=True) for m in match_text(tool_sigs, text, ev.source)]
     matches.sort(key=lambda m: CONFIDENCE_RANK.get(m.confidence, 9))  # stable: log order kept within a rank
     return matches, logs
 

@@ -197,3 +197,16 @@ def test_a_docker_gpu_request_names_the_driver_and_the_flags_that_pass_amd_gpus(
     assert "--device /dev/kfd --device /dev/dri" in d["cause"]
     assert any("docker info | grep -i runtimes" in f for f in d["follow_up"])
     assert cmf["steps"][0]["state"] == "fail" and code == 2
+
+
+def test_clinfos_own_icd_loader_error_is_read_without_a_job_log(tmp_path: Path) -> None:
+    # clinfo in a Nix dev shell without ROCm's ICD registered (NixOS/nixpkgs#356027)
+    b = _bundle(tmp_path, {})
+    (b / "commands" / "clinfo").mkdir()
+    (b / "commands" / "clinfo" / "stdout").write_text("ERROR: clGetPlatformIDs(-1001)\n")
+    _, report = _triage("--from", str(b), "--runbook", "gpu-not-visible")
+    gnv = _runbook(report, "gpu-not-visible")
+    d = gnv["diagnoses"][0]
+    assert d["diagnosis_id"] == "opencl-icd-not-registered"
+    assert any("clGetPlatformIDs(-1001)" in e for e in d["evidence"])
+    assert any("CL_PLATFORM_NOT_FOUND_KHR" in e for e in d["evidence"])   # the code, named from cl_ext.h
