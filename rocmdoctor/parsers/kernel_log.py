@@ -234,9 +234,11 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     # amdgpu_device_resume, runtime PM and system resume only, not the reset path: "amdgpu_device_ip_resume
     # failed (%d)."), the SMU leaving BACO (amdgpu_smu.c "Failed to exit BACO state!"), or the PCI
     # core waking it from D3 (pci.c "Unable to change power state from %s to D0, device
-    # inaccessible"); ROCm/legacy-rocm-build#4226, #4134
+    # inaccessible", or pci_dev_wait's "not ready %dms after %s; giving up" when the device never answered
+    # config reads after a resume); ROCm/legacy-rocm-build#4226, #4134
     ("resume_failed", re.compile(r"amdgpu_device_ip_resume failed \((?P<resume_err>-?\d+)\)|Failed to exit BACO state|"
-                                 r"Unable to change power state from D3(?:hot|cold) to D0, device inaccessible")),
+                                 r"Unable to change power state from D3(?:hot|cold) to D0, device inaccessible|"
+                                 r"not ready \d+ms after resume; giving up")),
     # the scheduler firmware stopped answering (ROCm/legacy-rocm-build#2533, ublue-os/bazzite#4464)
     ("firmware_hang", re.compile(r"MES\(?\d?\)? failed to respon(?:d|se)|MES might be in unrecoverable state|"
                                  r"SMU: I'm not done with your previous command")),

@@ -236,6 +236,8 @@ def test_iso_stamped_lines_are_kernel_lines():
     ("amdgpu 0000:83:00.0: amdgpu: Failed to exit BACO state!", {}),
     ("amdgpu 0000:0a:00.0: amdgpu: amdgpu_device_ip_resume failed (-62).", {"resume_err": "-62"}),
     ("amdgpu 0000:0a:00.0: Unable to change power state from D3hot to D0, device inaccessible", {}),
+    # pci.c pci_dev_wait giving up on a W7900 after runtime power-down (minisforum-docs/MS-02-Ultra#26)
+    ("amdgpu 0000:03:00.0: not ready 65535ms after resume; giving up", {}),
 ])
 def test_failed_resume_lines(line, fields):
     assert classify_amdgpu_line(line) == ("resume_failed", fields)
