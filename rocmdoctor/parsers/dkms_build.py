@@ -117,6 +117,8 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
                 failures.append({**autoinstall, "line": line, "lineno": lineno})
             continue
         if "Bad return status" in line and (m := _FAILED.search(line)):
+            # dkms's own verdict replaces a dkms 3.x "(bad exit status: N)" already read for the same kernel
+            failures = [f for f in failures if f["kernel"] != m["kernel"]]
             failures.append({"kernel": m["kernel"], "arch": m["arch"], "module": module, "line": line, "lineno": lineno})
             continue
         if "autoinstall on" in line and (m := _AUTOINSTALL.search(line)):

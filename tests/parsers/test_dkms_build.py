@@ -96,3 +96,13 @@ def test_a_successful_dkms3_autoinstall_is_no_failure() -> None:
     text = ("Autoinstall of module dkms_test/1.0 for kernel 6.8.0-1-generic (x86_64)\n"
             "Building module(s)... done.\nAutoinstall on 6.8.0-1-generic succeeded for module(s) dkms_test.\n")
     assert parse_dkms_build(text)["failures"] == []
+
+
+def test_dkms3_bad_exit_then_dkmss_own_verdict_is_one_failure() -> None:
+    # dkms 3.x's two lines for one failed build: the first two from ROCm/amdgpu#220's installer console, dkms's
+    # verdict in the form the corpus case amdgpu-dkms-5.18-on-6.5.0-41 shows
+    text = ("Autoinstall of module amdgpu/6.19.4-2337710.26.04 for kernel 7.0.0-22-generic (x86_64)\n"
+            "Building module(s).............(bad exit status: 2)\n"
+            "Error! Bad return status for module build on kernel: 7.0.0-22-generic (x86_64)\n")
+    (failure,) = parse_dkms_build(text)["failures"]
+    assert failure["kernel"] == "7.0.0-22-generic" and failure["line"].startswith("Error! Bad return status")
