@@ -64,3 +64,33 @@ def test_node_evidence_decides_when_it_is_there(tmp_path: Path) -> None:
     assert steps(report)["access"].state == State.FAIL
     assert [p.remediation_id for p in d.remediations] == ["add-user-to-gpu-groups"]
     assert d.cause.startswith("bob cannot open /dev/kfd")
+
+
+# ROCm 3.3's rocminfo as a user in "video" alone (ROCm/ROCm#1080): /dev/kfd opened, the runtime did not start
+XEON = ("ROCk module is loaded\nxeon is member of video group\n"
+        "hsa api call failure at: /data/jenkins-workspace/compute-rocm-rel-3.3/rocminfo/rocminfo.cc:1102\n"
+        "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. "
+        "This error may also occur when the core runtime library needs to spawn threads or create internal "
+        "OS-specific events.\n")
+
+
+def test_video_alone_with_kfd_opened_and_the_runtime_out_of_resources_is_the_render_group(tmp_path: Path) -> None:
+    report = triage_target(TriageRequest(target="", bundle=_ticket(tmp_path, XEON), runbooks=(RUNBOOK,)))
+    d = diagnoses(report)["user-not-in-render-group"]
+    assert report.runbooks[0].diagnoses[0].diagnosis_id == "user-not-in-render-group"
+    assert 'lists xeon in the "video" group and it opened /dev/kfd' in d.cause
+    assert "render node (/dev/dri/renderD*" in d.cause
+    assert any("HSA_STATUS_ERROR_OUT_OF_RESOURCES" in e for e in d.evidence)
+
+
+def test_root_in_video_with_the_runtime_out_of_resources_is_not_read_as_a_group(tmp_path: Path) -> None:
+    report = triage_target(TriageRequest(target="", bundle=_ticket(tmp_path, XEON.replace("xeon is", "root is")),
+                                         runbooks=(RUNBOOK,)))
+    assert "user-not-in-render-group" not in diagnoses(report)
+
+
+def test_the_render_group_fix_for_a_video_only_user_is_planned_quoted(tmp_path: Path) -> None:
+    report = triage_target(TriageRequest(target="", bundle=_ticket(tmp_path, XEON.replace("xeon is", "x;reboot is")),
+                                         runbooks=(RUNBOOK,)))
+    (fix,) = diagnoses(report)["user-not-in-render-group"].remediations
+    assert fix.command == "usermod -aG render 'x;reboot'" and fix.rollback == "gpasswd -d 'x;reboot' render"
