@@ -17,13 +17,19 @@ from typing import Any
 from rocmdoctor.parsers import ParseError, parsed, parser
 
 _MONO = r"\[\s*(?P<mono>\d+\.\d+)\]"
+# CONFIG_PRINTK_CALLER's caller id after the stamp (printk.c: "[%6s]" of "T<pid>" or "C<cpu>")
+_CALLER = r"(?: ?\[\s*[TC]\d{1,10}\])?"
 _FORMS: list[tuple[str, re.Pattern[str]]] = [
     # dmesg -x: "kern  :err   : [    5.1] msg"
     ("dmesg", re.compile(r"^(?P<facility>[a-z]+)\s*:(?P<level>[a-z]+)\s*:\s*" + _MONO + r" ?(?P<msg>.*)$")),
     # journalctl -o short-monotonic: "[    5.1] host kernel: msg"
     ("journal-monotonic", re.compile(r"^" + _MONO + r" (?P<host>\S+) kernel: ?(?P<msg>.*)$")),
-    # dmesg: "[    5.1] msg"
-    ("dmesg", re.compile(r"^" + _MONO + r" ?(?P<msg>.*)$")),
+    # dmesg: "[    5.1] msg", with CONFIG_PRINTK_CALLER "[    5.1][  T123] msg"
+    ("dmesg", re.compile(r"^" + _MONO + _CALLER + r" ?(?P<msg>.*)$")),
+    # a console logger's wall-clock stamp before the kernel's own (HPE Cray EX node consoles):
+    # "[2025-07-16T20:42:48+08:00][1854229.275568][T4056360] msg" (a Setonix MI250X node, ROCm/ROCm#4070)
+    ("console-iso", re.compile(r"^\[(?P<wall>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:[+-]\d\d:?\d\d|Z)?)\]"
+                               + _MONO + _CALLER + r" ?(?P<msg>.*)$")),
     # dmesg with the stamp's opening bracket lost in a copy-paste: "  356.920249] msg" (ROCm/legacy-rocm-build#3856)
     ("dmesg", re.compile(r"^\s*(?P<mono>\d+\.\d{6})\] ?(?P<msg>.*)$")),
     # dmesg -T: "[Thu Sep 10 14:36:15 2026] msg"

@@ -277,3 +277,20 @@ def test_critical_temperature_power_off_is_its_own_kind() -> None:
     # kernel-log classifier's tests, code index id 70534875690): no thermal event at all
     assert parse_kernel_events("Aug 27 01:11:45 arch kernel: input: GPU over temperature range(SW CTF) detected "
                                "as /devices/virtual/input/input45\n") == []
+
+
+def test_console_logger_stamp_and_printk_caller_are_read():
+    """An HPE Cray EX node's console (ROCm/ROCm#4070, a Setonix MI250X): the logger's ISO stamp, the kernel's
+    own stamp and CONFIG_PRINTK_CALLER's task id."""
+    line = ("[2025-07-16T20:42:49+08:00][1854229.290017][T4056360] RIP: 0010:svm_range_evict_svm_bo_worker+0x313/0x330"
+            " [amdgpu]")
+    [rec] = parse_kernel_log(line + "\n")
+    assert (rec["format"], rec["time"], rec["ts"]) == ("console-iso", "2025-07-16T20:42:49+08:00", 1854229.290017)
+    assert rec["msg"] == "RIP: 0010:svm_range_evict_svm_bo_worker+0x313/0x330 [amdgpu]"
+
+
+def test_printk_caller_after_a_plain_dmesg_stamp():
+    """CONFIG_PRINTK_CALLER pads the id to six characters, as syzbot's console logs show ("[   39.372153][ T5057]")."""
+    [rec] = parse_kernel_log("[   39.372153][ T5057] amdgpu 0000:03:00.0: amdgpu: GPU reset begin!\n")
+    assert (rec["format"], rec["ts"], rec["bdf"]) == ("dmesg", 39.372153, "0000:03:00.0")
+    assert rec["text"] == "GPU reset begin!"
