@@ -91,3 +91,44 @@ def test_every_entry_is_found_by_its_own_lines() -> None:
     assert len(bugs) >= 60
     assert [b["id"] for b in bugs if not known_bug_matches("\n".join(b["lines"]), [b])] == []
     assert all(b["fixed_in"] and b.get("sources") for b in bugs)
+
+
+# nixpkgs#240017: NixOS 5.15.118, a NULL pointer dereference in amdgpu_bo_vm_destroy (no CVE record quotes it)
+X399 = (CORPUS / "gpu-hardware-fault" / "x399-kernel-5-15-118-amdgpu-bo-vm-destroy-null-deref" / "bundle" / "commands"
+        / "dmesg" / "stdout").read_text()
+# CVE-2024-26937: i915's BUG_ON in __engine_park, another GPU driver's oops
+I915 = (FIXTURES / "cve-2024-26937-i915-kernel-bug.txt").read_text()
+
+
+def test_an_oops_in_amdgpu_no_known_bug_matches_is_still_a_driver_bug(tmp_path: Path) -> None:
+    rb, step = _step(tmp_path, X399, None)
+    assert step.state == State.WARN
+    assert step.check.message == (
+        "the kernel stopped inside amdgpu's own code (kernel NULL pointer dereference at amdgpu_bo_vm_destroy in "
+        "module amdgpu) on kernel 5.15.118: a driver bug, not one of the "
+        f"{len(load_data('amdgpu_fixed_bugs')['regressions'])} known fixed ones, so which release fixes it is not "
+        "known here")
+    assert step.check.evidence == (
+        "dmesg: Jun 26 17:10:51 xxx kernel: BUG: kernel NULL pointer dereference, address: 00000000000002b0",
+        "dmesg: Jun 26 17:10:51 xxx kernel: RIP: 0010:amdgpu_bo_vm_destroy+0x15/0x90 [amdgpu]",
+        "the oops line: 5.15.118")
+    diag = rb.diagnoses[0]
+    assert (diag.diagnosis_id, diag.confidence) == ("amdgpu-driver-bug-fixed-in-newer-kernel", "medium")
+    assert any("amdgpu_bo_vm_destroy" in f for f in diag.follow_up)
+
+
+def test_another_drivers_oops_is_not_read_as_amdgpus(tmp_path: Path) -> None:
+    _, step = _step(tmp_path, I915, "6.8.0")
+    assert step.state == State.PASS
+    assert step.check.message.startswith("no line of the")
+
+
+def test_a_kernel_bug_in_an_amdgpu_dkms_source_file_names_the_file() -> None:
+    from rocmdoctor.catalog.known_bugs import amdgpu_oops
+
+    log = (CORPUS / "gpu-hardware-fault" / "setonix-mi250x-amdgpu-svm-kernel-bug-kills-node" / "bundle" / "commands"
+           / "dmesg" / "stdout").read_text()
+    oops = amdgpu_oops(log)
+    assert oops is not None
+    assert (oops["kind"], oops["site"], oops["file"]) == (
+        "kernel BUG", "svm_migrate_copy_to_vram.isra.18", "/tmp/amd.2l5fjPEG/amd/amdgpu/amdgpu_res_cursor.h:65")

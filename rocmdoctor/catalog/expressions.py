@@ -26,7 +26,7 @@ from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from rocmdoctor.catalog.gpu_facts import gpu_targets, pci_gpu_targets, rocm_release
-from rocmdoctor.catalog.known_bugs import kernel_fix_status, known_bug_matches
+from rocmdoctor.catalog.known_bugs import amdgpu_oops, kernel_fix_status, known_bug_matches
 from rocmdoctor.errors import ExpressionError  # noqa: F401  (raised here; defined light for the compiler)
 
 
@@ -173,6 +173,7 @@ def _iommu_mode(domain: Any, cmdline: Any) -> str | None:
 
 FILTERS = {
     "known_bug_matches": known_bug_matches,
+    "amdgpu_oops": amdgpu_oops,
     "kernel_fix_status": kernel_fix_status,
     "iommu_mode": _iommu_mode,
     "previous_boot_log": _previous_boot_log,

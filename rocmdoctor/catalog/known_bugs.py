@@ -110,3 +110,42 @@ def kernel_fix_status(release: Any, fixed_in: Any, introduced_in: Any = ()) -> d
         return {"status": "fixed" if run >= _version(fix) else "affected", "fix": fix}  # type: ignore[operator]
     # no stable fix for this series: the mainline release is the way out
     return {"status": "affected", "fix": ".".join(map(str, first_mainline[:2])) if first_mainline else ", ".join(fixes)}
+
+
+# The kernel's oops headers (arch/x86/mm/fault.c show_fault_oops / page_fault_oops, lib/bug.c
+# report_bug, arch/x86/kernel/traps.c): the kernel itself stopped on a bad access or a failed
+# assertion. A WARNING is left out: a WARN_ON also fires on states the hardware puts the driver in.
+_OOPS_HEAD = re.compile(r"(?P<kind>BUG: kernel NULL pointer dereference|BUG: unable to handle page fault|"
+                        r"BUG: unable to handle kernel (?:NULL pointer dereference|paging request)|"
+                        r"general protection fault|kernel BUG at (?P<file>[^\s!]{1,200})!)")
+# the crash site in an amdgpu-family module: the in-tree amdgpu (amdkfd is built into it) and the DKMS
+# package's own modules (amdttm, amdkcl, amd-sched, amdxcp, amddrm_*)
+_OOPS_RIP = re.compile(r"RIP: [0-9a-f]{4}:(?P<sym>[A-Za-z_][\w.]{0,120})\+0x[0-9a-f]+/0x[0-9a-f]+ "
+                       r"\[(?P<module>amdgpu|amdkfd|amdttm|amdkcl|amd_sched|amdxcp|amddrm\w{0,30})\]")
+_AMD_SOURCE = re.compile(r"(?:^|/)(?:drivers/gpu/drm/)?amd/(?:amdgpu|amdkfd|display|pm|amdkcl)/")
+_OOPS_WINDOW = 40   # lines from an oops header to its RIP line (registers, Code:, taint line in between)
+
+
+def amdgpu_oops(text: Any) -> dict[str, Any] | None:
+    """The first oops a kernel log shows whose crash site is amdgpu's own code: the kernel stopped inside
+    the driver (a NULL pointer, a bad address, a BUG_ON in an amdgpu source file). That is a driver bug
+    whatever the GPU did, even when no known fixed bug matches its lines. `{kind, site, module, lines}`
+    with `site` the function of the RIP line (or the source file of "kernel BUG at"), or None."""
+    lines = str(text or "").splitlines()
+    for i, line in enumerate(lines):
+        head = _OOPS_HEAD.search(line)
+        if not head:
+            continue
+        bug_file = head.group("file")
+        for follow in lines[i + 1:i + 1 + _OOPS_WINDOW]:
+            if _OOPS_HEAD.search(follow):
+                break
+            rip = _OOPS_RIP.search(follow)
+            if rip or (bug_file and _AMD_SOURCE.search(bug_file) and "RIP: " in follow):
+                kind = "kernel BUG" if bug_file else head.group("kind").removeprefix("BUG: ")
+                site = rip.group("sym") if rip else bug_file
+                return {"kind": kind, "site": site, "module": rip.group("module") if rip else "amdgpu",
+                        "file": bug_file, "lines": [line.strip(), follow.strip()]}
+            if "RIP: " in follow:
+                break   # this oops crashed elsewhere
+    return None
