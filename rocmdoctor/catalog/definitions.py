@@ -204,3 +204,6 @@ class SignatureDef:
     line: int | None = None
     contradicted: tuple[ContradictedReading, ...] = ()   # the readings when the node refutes the line, first that applies
     context: tuple[ContextReading, ...] = ()   # the readings when a nearby line changes its meaning, first that applies
+    #: a condition on the captured values that a regular expression cannot say without back-references
+    #: (apt: the version wanted and the one installed are two builds of one upstream release)
+    when: str = ""

@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre  # type: ignore[no-redef]
 
 SIG_KEYS = {"id", "family", "pattern", "means", "runbook", "diagnosis", "confidence", "severity",
-            "fallback", "confirm", "source", "example", "context"}
+            "fallback", "confirm", "source", "example", "context", "when"}
 CONTEXT_KEYS = {"line", "diagnosis", "means", "runbook", "confidence", "severity", "commands", "source", "within",
                 "example"}
 CONFIRM_KEYS = {"check", "commands", "contradicted"}
@@ -190,6 +190,13 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
         if not any(c.search(read) for c in compiled):
             ctx.fail(obj, "example", f"example of {what} does not match its pattern",
                      f"example: {ex[:160]}")
+    when = ctx.string(obj, "when", what, "")
+    if when:
+        ctx.syntax(obj, "when", when, "expr")
+        for ex in examples:
+            if not _holds(when, compiled, ex):
+                ctx.fail(obj, "when", f"an example of {what} matches its pattern but not its 'when'",
+                         f"example: {ex[:160]}")
     confidence = _confidence(ctx, obj, what)
     severity = ctx.string(obj, "severity", what, "critical")
     if severity not in SEVERITIES:
@@ -219,7 +226,7 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
         ignore_case=tuple(folds), means=_means(ctx, obj, what), runbook=runbook,
         diagnosis=diagnosis, confidence=confidence, severity=severity, fallback=fallback,
         confirm_check=confirm_check, commands=commands, sources=sources, examples=examples, path=ctx.path,
-        line=obj.line, contradicted=contradicted,
+        line=obj.line, contradicted=contradicted, when=when,
         context=_context(ctx, obj, runbooks, what) if "context" in obj else ())
 
 
@@ -305,3 +312,17 @@ def _reading(ctx: _Ctx, item: Any, conf: LineDict, confirm_check: str, checks: d
     return ContradictedReading(ctx.ident(obj, "diagnosis", what), _means(ctx, obj, what), _confidence(ctx, obj, what),
                                _strings(ctx, obj, "commands", what), _urls(ctx, obj, what),
                                check if check != confirm_check else "", outputs, severity, states, present)
+
+
+def _holds(when: str, compiled: list[re.Pattern[str]], example: str) -> bool:
+    """Whether an example's captured values satisfy the signature's `when` (checked at load time)."""
+    from rocmdoctor.catalog.expressions import ExpressionError, evaluate
+
+    for c in compiled:
+        m = c.search(example)
+        if m:
+            try:
+                return bool(evaluate(when, {k: v for k, v in m.groupdict().items() if v is not None}))
+            except ExpressionError:
+                return False
+    return False

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from rocmdoctor.catalog.definitions import ContradictedReading, SignatureDef
 from rocmdoctor.catalog.status_codes import SCAN, code_names, code_prefilter, read_codes, with_codes
+from rocmdoctor.errors import ExpressionError
 from rocmdoctor.evidence.probe import GatherSpec
 from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RunbookReport, StepResult, to_jsonable
 from rocmdoctor.status import State
@@ -80,6 +81,16 @@ def _fill(template: str, groups: dict[str, str]) -> str:
         return _clean(v)[:80] if v else ""
 
     return _PLACEHOLDER.sub(value, template)
+
+
+def _holds(when: str, m: re.Match[str]) -> bool:
+    """A signature's condition on its captured values; one that cannot be evaluated does not hold."""
+    from rocmdoctor.catalog.expressions import evaluate   # only signatures with a condition need the sandbox
+
+    try:
+        return bool(evaluate(when, {k: v for k, v in m.groupdict().items() if v is not None}))
+    except ExpressionError:
+        return False
 
 
 def _search(sig: SignatureDef, line: str, lowered: str) -> re.Match[str] | None:
@@ -159,6 +170,8 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
         for sig in sigs:
             m = _search(sig, hay, lowered)
             if m is None or (starts_before is not None and m.start() >= starts_before):
+                continue
+            if sig.when and not _holds(sig.when, m):
                 continue
             found = True
             counts[sig.id] = counts.get(sig.id, 0) + 1
