@@ -1,0 +1,37 @@
+"""A GPU reset after the MES scheduler firmware stopped answering (issue 41: the line before changes the
+meaning): when the first GPU fault this boot is "MES failed to respond" and no success follows the reset,
+the MES hang is named first and the unfinished reset second; when a ring timeout came first, the MES line
+is part of the reset and the reset stays the reading. Kernel logs verbatim from the corpus (their threads
+are in each case.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rocmdoctor.status import State
+from rocmdoctor.testing.triage_helpers import triage_bundle_step
+
+CORPUS = Path(__file__).parent / "incidents" / "gpu-hardware-fault"
+
+
+def _dmesg(case: str) -> str:
+    return (CORPUS / case / "bundle" / "commands" / "dmesg" / "stdout").read_text()
+
+
+def test_a_reset_the_mes_hang_began_names_the_mes_first(tmp_path: Path) -> None:
+    log = _dmesg("rx7900xtx-mes-unresponsive-hang-rocm572")
+    rb, step = triage_bundle_step(tmp_path, {"commands/dmesg/stdout": log}, "gpu-hardware-fault", "resets")
+    assert step.state == State.FAIL
+    assert step.check.outputs["mes_first"]["text"].endswith("MES failed to response msg=3")
+    ids = [d.diagnosis_id for d in rb.diagnoses]
+    assert ids[:2] == ["mes-firmware-hang", "gpu-reset-failed"]
+    mes = rb.diagnoses[0]
+    assert mes.confidence == "medium" and "MES failed to response msg=3" in mes.cause
+    assert any("GPU reset begin!" in e for e in mes.evidence)
+
+
+def test_a_mes_line_inside_a_reset_that_a_ring_timeout_began_keeps_the_reset_reading(tmp_path: Path) -> None:
+    log = _dmesg("rx7900xt-sdma0-timeout-mes-rocm57")
+    rb, step = triage_bundle_step(tmp_path, {"commands/dmesg/stdout": log}, "gpu-hardware-fault", "resets")
+    assert step.state == State.FAIL and step.check.outputs["mes_first"] is None
+    assert rb.diagnoses[0].diagnosis_id == "gpu-reset-failed"
