@@ -43,6 +43,9 @@ _ERROR_PATTERNS = [re.compile(p) for p in (
     r"^ROCR: .*",
     r".*\bNo WDDM adapters found\b.*",
     r"^hsa_init Failed.*",
+    # glibc's assert in ROCm's WSL thunk: "rocminfo: ./sources/wsl/libhsakmt/src/thunk_proxy/thunk_proxy.cpp:111:
+    # void thunk_proxy::QueryAdapterInfo(...): Assertion `ret == STATUS_SUCCESS' failed." (legacy-rocm-build#4584)
+    r"^\S+: \S*/sources/wsl/\S+: .*Assertion .* failed\.?$",
 )]
 # hsa_status_t values, runtime/hsa-runtime/inc/hsa.h (ROCm/ROCR-Runtime): what a numeric
 # `Call returned N` of ROCm 1.x/2.x rocminfo means
@@ -57,7 +60,7 @@ _HSA_STATUS = {
 }
 _STATUS_NAME = re.compile(r"\b(HSA_STATUS_ERROR(?:_[A-Z_]+)?)\b")
 _STATUS_CODE = re.compile(r"\bCall returned (\d+)\s*$")
-_WSL = re.compile(r"^WSL environment detected\.|^hsa api call failure at: \S*/sources/wsl/", re.MULTILINE)
+_WSL = re.compile(r"^WSL environment detected\.|^hsa api call failure at: \S*/sources/wsl/|^\S+: \S*/sources/wsl/\S+: ", re.MULTILINE)
 _AGENT = re.compile(r"^\*{7}\s*\n^Agent (\d+)\s*\n^\*{7}\s*$", re.MULTILINE)
 _FIELD = re.compile(r"^(\s*)([^:\n]+?):\s*(.*?)\s*$")
 
