@@ -183,6 +183,8 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
     # WS %d, PS %d) @ 0x%04X"; amdgpu_device.c: "gpu post error!"): AMD reads it as a VBIOS that
     # cannot be read or run, a card fault (ROCm/legacy-rocm-build#4533: 5x MI100; #1320: a Radeon VII)
     ("vbios_post", re.compile(r"gpu post error!|atombios stuck in loop for more than \d+ ?secs|atombios stuck executing")),
+    # amdgpu_bios.c amdgpu_get_bios(): no method found the video BIOS (isc30/ryzen-gpu-passthrough-proxmox#117)
+    ("vbios_missing", re.compile(r"amdgpu.{0,60}Unable to locate a BIOS ROM")),
     # "probe with driver amdgpu failed": the same failure as printed by kernels >= 6.12 (lamikr/rocm_sdk_builder#180)
     ("probe_failure", re.compile(r"Fatal error during GPU init|amdgpu: probe of (?P<pbdf>\S+) failed with error (?P<perr>-?\d+)|"
                                  r"probe with driver amdgpu failed with error -?\d+|"
