@@ -1,7 +1,8 @@
 """A GPU reset after the MES scheduler firmware stopped answering (issue 41: the line before changes the
 meaning): when the first GPU fault this boot is "MES failed to respond" and no success follows the reset,
-the MES hang is named first and the unfinished reset second; when a ring timeout came first, the MES line
-is part of the reset and the reset stays the reading. Kernel logs verbatim from the corpus (their threads
+the MES hang is named first and the unfinished reset second; so too when a ring timeout began the reset and
+the MES then did not answer (a reset needs the MES to remove the queues). A reset that succeeded stays a
+recovered hang. Kernel logs verbatim from the corpus (their threads
 are in each case.md)."""
 
 from __future__ import annotations
@@ -30,8 +31,19 @@ def test_a_reset_the_mes_hang_began_names_the_mes_first(tmp_path: Path) -> None:
     assert any("GPU reset begin!" in e for e in mes.evidence)
 
 
-def test_a_mes_line_inside_a_reset_that_a_ring_timeout_began_keeps_the_reset_reading(tmp_path: Path) -> None:
+def test_a_mes_that_does_not_answer_inside_a_reset_a_ring_timeout_began_is_named_too(tmp_path: Path) -> None:
     log = _dmesg("rx7900xt-sdma0-timeout-mes-rocm57")
     rb, step = triage_bundle_step(tmp_path, {"commands/dmesg/stdout": log}, "gpu-hardware-fault", "resets")
     assert step.state == State.FAIL and step.check.outputs["mes_first"] is None
-    assert rb.diagnoses[0].diagnosis_id == "gpu-reset-failed"
+    assert step.check.outputs["mes_line"]["text"].endswith("MES failed to response msg=3")
+    mes = rb.diagnoses[0]
+    assert mes.diagnosis_id == "mes-firmware-hang" and "A job hung first" in mes.cause
+    assert [d.diagnosis_id for d in rb.diagnoses][1] == "gpu-reset-failed"
+
+
+def test_a_recovered_reset_stays_a_recovered_hang(tmp_path: Path) -> None:
+    log = (CORPUS / "gfx1151-mes-hang-mode2-recovered" / "bundle" / "commands" / "journalctl -k -b --no-pager"
+           / "stdout").read_text()
+    rb, step = triage_bundle_step(tmp_path, {"commands/dmesg/stdout": log}, "gpu-hardware-fault", "resets")
+    assert step.state == State.WARN
+    assert rb.diagnoses[0].diagnosis_id == "gpu-hang-recovered"
