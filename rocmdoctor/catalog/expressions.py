@@ -402,3 +402,12 @@ def step_references(source: str, wrap: bool = True) -> set[str]:
             elif isinstance(node.arg, nodes.Const):
                 refs.add(str(node.arg.value))
     return refs
+
+
+def holds(condition: str, match: "re.Match[str]") -> bool:
+    """Whether a regex match's named groups satisfy `condition` (a signature's `when`); a condition that
+    cannot be evaluated on them does not hold."""
+    try:
+        return bool(evaluate(condition, {k: v for k, v in match.groupdict().items() if v is not None}))
+    except ExpressionError:
+        return False

@@ -314,15 +314,9 @@ def _reading(ctx: _Ctx, item: Any, conf: LineDict, confirm_check: str, checks: d
                                check if check != confirm_check else "", outputs, severity, states, present)
 
 
+
 def _holds(when: str, compiled: list[re.Pattern[str]], example: str) -> bool:
     """Whether an example's captured values satisfy the signature's `when` (checked at load time)."""
-    from rocmdoctor.catalog.expressions import ExpressionError, evaluate
+    from rocmdoctor.catalog.expressions import holds
 
-    for c in compiled:
-        m = c.search(example)
-        if m:
-            try:
-                return bool(evaluate(when, {k: v for k, v in m.groupdict().items() if v is not None}))
-            except ExpressionError:
-                return False
-    return False
+    return next((holds(when, m) for m in (c.search(example) for c in compiled) if m), False)

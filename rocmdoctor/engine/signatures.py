@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from rocmdoctor.catalog.definitions import ContradictedReading, SignatureDef
 from rocmdoctor.catalog.status_codes import SCAN, code_names, code_prefilter, read_codes, with_codes
-from rocmdoctor.errors import ExpressionError
 from rocmdoctor.evidence.probe import GatherSpec
 from rocmdoctor.results import CheckResult, Diagnosis, Evidence, RunbookReport, StepResult, to_jsonable
 from rocmdoctor.status import State
@@ -84,13 +83,9 @@ def _fill(template: str, groups: dict[str, str]) -> str:
 
 
 def _holds(when: str, m: re.Match[str]) -> bool:
-    """A signature's condition on its captured values; one that cannot be evaluated does not hold."""
-    from rocmdoctor.catalog.expressions import evaluate   # only signatures with a condition need the sandbox
+    from rocmdoctor.catalog.expressions import holds   # only signatures with a condition need the sandbox
 
-    try:
-        return bool(evaluate(when, {k: v for k, v in m.groupdict().items() if v is not None}))
-    except ExpressionError:
-        return False
+    return holds(when, m)
 
 
 def _search(sig: SignatureDef, line: str, lowered: str) -> re.Match[str] | None:
