@@ -34,13 +34,15 @@ _PARTITION = re.compile(r"^amd\.com/(?P<compute>[a-z]+px)_(?P<memory>nps\d+)$")
 _BANNER = re.compile(r"\bAMD GPU device plugin for Kubernetes\b")
 _DISCOVERY = re.compile(r"\bStarting Discovery on new plugins\b")
 _STARTED = re.compile(r"\] (?P<name>[\w.-]{1,40}): Starting plugin server\b")
+# Go's runtime: an unrecovered panic ends the process ("panic: runtime error: ..."), the device plugin's too
+_PANIC = re.compile(r"^panic: \S.{0,200}")
 
 
 @parser("k8s_ticket")
 def parse_k8s_ticket(text: str) -> dict[str, Any]:
     """`{found, capacity: {resource: n}, allocatable: {resource: n}, registered: {resource: n} | None,
     profile: "cpx-nps4" | None, partitions: {resource: n}, gpu_capacity, gpu_allocatable,
-    plugin_log: {banner, discovery, started: [resource names]} | None}`.
+    plugin_log: {banner, discovery, started: [resource names], panic: first Go panic line | None} | None}`.
 
     `partitions` are the advertised partition resources (`amd.com/spx_nps1`) with a count above 0; a
     `*_gpu` value is None when the text does not give it. Never fails: text without any of the forms
@@ -56,8 +58,11 @@ def parse_k8s_ticket(text: str) -> dict[str, Any]:
     profile = None
     banner = discovery = False
     started: list[str] = []
+    panic: str | None = None
     for line in text.splitlines():
         banner = banner or bool(_BANNER.search(line))
+        if banner and panic is None and (p := _PANIC.match(line)):
+            panic = p.group(0).strip()
         discovery = discovery or bool(_DISCOVERY.search(line))
         if m := _STARTED.search(line):
             started.append(m.group("name"))
@@ -77,7 +82,7 @@ def parse_k8s_ticket(text: str) -> dict[str, Any]:
     seen = {**capacity, **allocatable}
     partitions = {r: n for r, n in seen.items() if _PARTITION.match(r) and n > 0}
     found = bool(capacity or allocatable or registered)
-    plugin_log = {"banner": banner, "discovery": discovery, "started": started} if banner else None
+    plugin_log = {"banner": banner, "discovery": discovery, "started": started, "panic": panic} if banner else None
     return {"found": found or plugin_log is not None, "capacity": capacity, "allocatable": allocatable,
             "registered": registered, "profile": profile, "partitions": partitions, "plugin_log": plugin_log,
             "gpu_capacity": capacity.get("amd.com/gpu"), "gpu_allocatable": allocatable.get("amd.com/gpu")}

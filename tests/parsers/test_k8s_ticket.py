@@ -42,7 +42,7 @@ def test_a_job_log_is_not_found() -> None:
 def test_device_plugin_log_that_never_starts_its_gpu_plugin() -> None:
     """ROCm/k8s-device-plugin#40 (EKS g4ad): banner, discovery, and no "gpu: Starting plugin server"."""
     r = parse_k8s_ticket(_ticket("eks-g4ad-device-plugin-silent-amdgpu-not-loaded", "device-plugin.log"))
-    assert r["found"] and r["plugin_log"] == {"banner": True, "discovery": True, "started": []}
+    assert r["found"] and r["plugin_log"] == {"banner": True, "discovery": True, "started": [], "panic": None}
     assert r["capacity"] == {} and r["registered"] is None
 
 
@@ -53,3 +53,12 @@ def test_device_plugin_log_that_starts_it() -> None:
     # without the banner a log excerpt is not read as the plugin's whole start-up
     r = parse_k8s_ticket(_ticket("k3s-amd-device-plugin-registration-deadline-exceeded", "device-plugin.log"))
     assert r["plugin_log"] is None and r["found"] is False
+
+
+def test_device_plugin_log_that_panics_before_discovery() -> None:
+    # ROCm/k8s-device-plugin#48: a nil inotify watcher closed right after "Registering for notifications ..."
+    text = (CASES / "k8s-device-plugin-fsnotify-nil-watcher-panic" / "bundle" / "files" / "ticket"
+            / "device-plugin.log").read_text()
+    log = parse_k8s_ticket(text)["plugin_log"]
+    assert log["panic"] == "panic: runtime error: invalid memory address or nil pointer dereference"
+    assert log["discovery"] is False and log["started"] == []
