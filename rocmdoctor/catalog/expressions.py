@@ -171,7 +171,20 @@ def _iommu_mode(domain: Any, cmdline: Any) -> str | None:
     return "translated"
 
 
+def _gfx_version_parts(value: Any) -> list[int]:
+    """HSA_OVERRIDE_GFX_VERSION as the thunk reads it (libhsakmt topology.c: sscanf "%u.%u.%u%c" must give
+    three numbers): [major, minor, stepping], or [] for an unset value or one the thunk rejects. Shared by the
+    node's environment (runtime.gfx_override) and a job's log (runtime.gfx_override_logged)."""
+    if value is None:
+        return []
+    parts = str(value).strip().split(".")
+    if len(parts) != 3 or not all(re.fullmatch(r"[0-9]{1,3}", p) for p in parts):
+        return []
+    return [int(p) for p in parts]
+
+
 FILTERS = {
+    "gfx_version_parts": _gfx_version_parts,
     "known_bug_matches": known_bug_matches,
     "amdgpu_oops": amdgpu_oops,
     "kernel_fix_status": kernel_fix_status,
