@@ -207,3 +207,6 @@ class SignatureDef:
     #: a condition on the captured values that a regular expression cannot say without back-references
     #: (apt: the version wanted and the one installed are two builds of one upstream release)
     when: str = ""
+    #: runbook diagnoses that name a symptom this line names the cause of (a device plugin's panic is why no
+    #: GPU is allocatable): the line's reading then goes ahead of them instead of after
+    cause_of: tuple[str, ...] = ()

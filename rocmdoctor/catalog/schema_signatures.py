@@ -29,7 +29,8 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre  # type: ignore[no-redef]
 
 SIG_KEYS = {"id", "family", "pattern", "means", "runbook", "diagnosis", "confidence", "severity",
-            "fallback", "confirm", "source", "example", "context", "when"}
+            "fallback", "confirm", "source", "example", "context", "when",
+            "cause_of"}
 CONTEXT_KEYS = {"line", "diagnosis", "means", "runbook", "confidence", "severity", "commands", "source", "within",
                 "example"}
 CONFIRM_KEYS = {"check", "commands", "contradicted"}
@@ -209,6 +210,12 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
         ctx.fail(obj, "runbook", f"{what} points to unknown runbook '{runbook}'",
                  f"known runbooks: {', '.join(sorted(runbooks))}")
     diagnosis = ctx.ident(obj, "diagnosis", what)
+    cause_of = _strings(ctx, obj, "cause_of", what) if "cause_of" in obj else ()
+    for d in cause_of:
+        if not ID_RE.match(d) or d == diagnosis:
+            ctx.fail(obj, "cause_of", f"cause_of of {what} must list other diagnosis ids", f"got: {d}")
+    if cause_of and fallback:
+        ctx.fail(obj, "cause_of", f"{what} is a fallback: it cannot also go ahead of a runbook's diagnosis")
     if not ID_RE.match(str(ctx.string(obj, "family", what))):
         ctx.fail(obj, "family", f"invalid family of {what}")
     confirm_check, commands, contradicted = "", (), ()
@@ -226,7 +233,7 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
         ignore_case=tuple(folds), means=_means(ctx, obj, what), runbook=runbook,
         diagnosis=diagnosis, confidence=confidence, severity=severity, fallback=fallback,
         confirm_check=confirm_check, commands=commands, sources=sources, examples=examples, path=ctx.path,
-        line=obj.line, contradicted=contradicted, when=when,
+        line=obj.line, contradicted=contradicted, when=when, cause_of=tuple(cause_of),
         context=_context(ctx, obj, runbooks, what) if "context" in obj else ())
 
 

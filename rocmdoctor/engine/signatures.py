@@ -54,6 +54,7 @@ class SignatureMatch:
     codes: tuple[str, ...] = ()    # the status codes the line carries, named (catalog.status_codes)
     context_line: str = ""         # the nearby line that chose this reading (SignatureDef.context), quoted
     quote_undecided: bool = False  # a reading chosen by an UNKNOWN check: quote that check's evidence anyway
+    cause_of: tuple[str, ...] = ()  # runbook diagnoses whose cause the line names (SignatureDef.cause_of)
 
     @property
     def quote(self) -> str:
@@ -179,7 +180,7 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
                     {k: _clean(v)[:80] for k, v in groups.items()},
                     tuple(replace(alt, means=_fill(alt.means, groups), commands=tuple(_fill(c, groups) for c in alt.commands))
                           for alt in sig.contradicted),
-                    tuple(r.describe() for r in read_codes(line)))
+                    tuple(r.describe() for r in read_codes(line)), cause_of=sig.cause_of)
         return found
 
     for lineno, line in enumerate(all_lines, 1):
@@ -216,7 +217,7 @@ def _read_in_context(m: SignatureMatch, sig: SignatureDef, lines: list[str], sou
                 return replace(m, runbook=ctx.runbook or m.runbook, diagnosis=ctx.diagnosis,
                                means=_fill(ctx.means, m.groups), confidence=ctx.confidence,
                                severity=ctx.severity or m.severity, commands=ctx.commands or m.commands,
-                               urls=(*m.urls, *ctx.sources), context_line=quote, instead=())
+                               urls=(*m.urls, *ctx.sources), context_line=quote, instead=(), cause_of=())
     return m
 
 
@@ -337,7 +338,7 @@ def _read_against_node(m: SignatureMatch, report: RunbookReport) -> SignatureMat
     alt = next((a for a in m.instead if _refutes(a, m, report)), None)
     if alt is None:
         return m
-    return replace(m, diagnosis=alt.diagnosis, means=alt.means, confidence=alt.confidence,
+    return replace(m, diagnosis=alt.diagnosis, means=alt.means, confidence=alt.confidence, cause_of=(),
                    severity=alt.severity or m.severity, commands=alt.commands or m.commands,
                    urls=(*m.urls, *alt.sources), confirm_check=alt.check or m.confirm_check,
                    quote_undecided="unknown" in alt.states)
@@ -346,12 +347,15 @@ def _read_against_node(m: SignatureMatch, report: RunbookReport) -> SignatureMat
 def _rank_of_line_reading(diagnoses: list[Diagnosis], m: SignatureMatch) -> int:
     """Where a signature's own diagnosis goes among the runbook's: after them, except where a
     runbook diagnosis rests on the very line the signature read (its evidence quotes it, and
-    nothing else) and is no surer: the catalogue's precise reading of a line then comes first. A `fallback`
+    nothing else) and is no surer: the catalogue's precise reading of a line then comes first; and
+    except ahead of a diagnosis the signature names the cause of (`cause_of`). A `fallback`
     (generic) signature never goes before a runbook's own cause."""
     if m.fallback:
         return len(diagnoses)
     mine = CONFIDENCE_RANK.get(m.confidence, 9)
     for i, d in enumerate(diagnoses):
+        if d.diagnosis_id in m.cause_of:
+            return i
         quotes = [m.line in ev for ev in d.evidence]
         # ... unless it rests on more than that line: the node's context refines the line's reading
         if any(quotes) and all(quotes) and mine <= CONFIDENCE_RANK.get(d.confidence, 9):
