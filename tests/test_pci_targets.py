@@ -88,3 +88,27 @@ def test_a_missing_code_error_beside_an_unmasked_igpu_names_the_igpu() -> None:
     assert any("NCCL WARN Cuda failure 'invalid kernel file'" in e for e in step.check.evidence)
     assert any("PCI device id: gfx1036 at 0000:16:00.0" in e and "(integrated)" in e for e in step.check.evidence)
     assert rb.diagnoses[0].diagnosis_id == "igpu-used-by-job"
+
+
+def _gpu_support_no_release(tmp_path: Path, lspci: str):  # type: ignore[no-untyped-def]
+    return triage_bundle_step(tmp_path, {"commands/lspci -n -D/stdout": lspci}, "gpu-not-visible", "gpu_support")
+
+
+def test_a_target_no_release_ever_listed_is_named_without_the_nodes_release(tmp_path: Path) -> None:
+    """An RX 6700 (Navi 22, 1002:73df, gfx1031) with no ROCm release in the evidence: gfx1031 is on none of AMD's
+    lists (ROCm 1.9 to 7.2 in data rocm_supported_gpus; 1.0-1.8 name chips, not targets), so the release does not matter."""
+    rb, step = _gpu_support_no_release(tmp_path, (LSPCI / "lspci-nnk-rx6700-navi22.txt").read_text())
+    assert step.state == State.WARN
+    assert step.check.message.startswith("gfx1031 (Navi 22 [Radeon RX 6700/6700 XT/6750 XT / 6800M/6850M XT] at 0000:0a:00.0, 1002:73df)")
+    assert "is on no ROCm release's list of supported GPUs (AMD's lists for ROCm 1.9 to 7.2)" in step.check.message
+    assert any(e.startswith("its PCI device id: gfx1031") for e in step.check.evidence)
+    assert rb.diagnoses[0].diagnosis_id == "unsupported-gpu"
+
+
+def test_a_target_later_releases_dropped_names_its_last_release(tmp_path: Path) -> None:
+    """The RX 580 (gfx803) without a release: AMD listed it up to ROCm 3.10, so the check cannot decide, and says
+    from which release on it is unsupported and the command that settles it."""
+    _, step = _gpu_support_no_release(tmp_path, (LSPCI / "lspci-nnk-rx580.txt").read_text())
+    assert step.state == State.UNKNOWN
+    assert "gfx803 was last listed as supported in ROCm 3.10: unsupported on any later release" in step.check.message
+    assert "cat /opt/rocm/.info/version" in step.check.message

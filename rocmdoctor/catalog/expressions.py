@@ -25,7 +25,7 @@ from jinja2.exceptions import TemplateError, TemplateSyntaxError
 from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from rocmdoctor.catalog.gpu_facts import gpu_targets, pci_gpu_targets, rocm_release
+from rocmdoctor.catalog.gpu_facts import gpu_targets, last_listed, pci_gpu_targets, rocm_release
 from rocmdoctor.catalog.known_bugs import amdgpu_oops, kernel_fix_status, known_bug_matches
 from rocmdoctor.errors import ExpressionError  # noqa: F401  (raised here; defined light for the compiler)
 
@@ -194,6 +194,7 @@ FILTERS = {
     "pci_gpu_targets": pci_gpu_targets,
     "gpu_targets": gpu_targets,
     "rocm_release": rocm_release,
+    "last_listed": last_listed,
     "used_by": _used_by,
     "join_maps": _join_maps,
     "select_expr": _select_expr,

@@ -85,3 +85,14 @@ def rocm_release(rocm_file: Any, dkms: Any, drivers: Any) -> dict[str, Any]:
               f"dkms status: amdgpu {dkms_version} (the ROCm {dkms_series} driver)" if dkms_series else None)
     series = _SERIES.match(rocm) if rocm else None
     return {"rocm": rocm, "series": series.group(1) if series else None, "source": source, "dkms_version": dkms_version}
+
+
+def last_listed(releases: Any, target: Any) -> str | None:
+    """The newest release in data rocm_supported_gpus whose list (supported or deprecated) holds `target`,
+    or None when no release ever listed it: what a ticket without the node's ROCm release can still be told."""
+    def key(release: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", release))
+
+    holding = [str(r) for r, rel in dict(releases or {}).items()
+               if target in [*((rel or {}).get("gfx") or ()), *((rel or {}).get("deprecated") or ())]]
+    return max(holding, key=key) if holding else None
