@@ -1,5 +1,5 @@
 """GPU visibility assignments a ticket pastes: `env`/`printenv` lines (`ROCR_VISIBLE_DEVICES=1`), a
-shell's `export`/`declare -x` forms and quoted values (`CUDA_VISIBLE_DEVICES="0,1"`, as a job's or
+shell's `export`/`declare -x` forms, assignments before a command, and quoted values (`CUDA_VISIBLE_DEVICES="0,1"`, as a job's or
 Ray worker's environment dump prints them; vllm-project/vllm#21457's paste), after a shell prompt too. Only the variables
 that select GPUs are read; the last assignment of each wins, as in a shell.
 """
@@ -13,9 +13,13 @@ from rocmdoctor.parsers import parser
 from rocmdoctor.parsers.containers import GPU_VISIBILITY_ENV
 
 # a shell prompt before the command is kept out ("$ export ...", "user@host:~$ export ...": the paste of
-# a session, mcmonkeyprojects/SwarmUI#566)
-_LINE = re.compile(r"^\s*(?:[^\s=]*[$#]\s+)?(?:export\s+|declare\s+-x\s+)?(?P<name>" + "|".join(GPU_VISIBILITY_ENV)
-                   + r""")=(?P<q>["']?)(?P<value>[^"'\s]*)(?P=q)\s*$""")
+# a session, mcmonkeyprojects/SwarmUI#566; fish's "user@host ~> ", JuliaGPU/AMDGPU.jl#420)
+_PROMPT = r"(?:[^\s=]*[$#>%]\s+|[^\s=]+\s+[^\s=]*[$#>%]\s+)?"
+# `env` output, `export`/`declare -x`, or assignments before a command (`HIP_VISIBLE_DEVICES=-1 julia ...`,
+# `env A=1 cmd`): a shell gives that command those values
+_LINE = re.compile(r"^\s*" + _PROMPT + r"""(?:export\s+|declare\s+-x\s+|env\s+)?(?P<assigns>(?:[A-Za-z_]\w{0,60}=(?:"[^"]*"|'[^']*'|[^\s"']*)(?:\s+|$))+)""")
+_ASSIGN = re.compile(r"""(?P<name>[A-Za-z_]\w{0,60})=(?P<q>["']?)(?P<value>[^"'\s]*)(?P=q)""")
+_GPU_VARS = frozenset(GPU_VISIBILITY_ENV)
 
 
 @parser("env_lines")
@@ -25,7 +29,8 @@ def parse_env_lines(text: str) -> dict[str, Any]:
     where: dict[str, tuple[int, str]] = {}
     for lineno, raw in enumerate(text.splitlines(), 1):
         m = _LINE.match(raw)
-        if m:
-            found[m.group("name")] = m.group("value")
-            where[m.group("name")] = (lineno, raw.strip())
+        for a in _ASSIGN.finditer(m.group("assigns")) if m else ():
+            if a.group("name") in _GPU_VARS:
+                found[a.group("name")] = a.group("value")
+                where[a.group("name")] = (lineno, raw.strip())
     return {"vars": found, "lines": where}

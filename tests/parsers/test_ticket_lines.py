@@ -66,3 +66,14 @@ def test_env_lines_after_a_shell_prompt() -> None:
     assert parse_env_lines(text)["vars"] == {"ROCR_VISIBLE_DEVICES": "1", "HIP_VISIBLE_DEVICES": "1"}
     assert parse_env_lines("user@node:~$ export CUDA_VISIBLE_DEVICES=0")["vars"] == {"CUDA_VISIBLE_DEVICES": "0"}
     assert parse_env_lines("echo $ROCR_VISIBLE_DEVICES=1 x")["vars"] == {}
+
+
+def test_env_lines_before_a_command_after_a_fish_prompt() -> None:
+    """JuliaGPU/AMDGPU.jl (in the corpus): `HIP_VISIBLE_DEVICES=-1 julia ...` after fish's prompt gives julia that
+    value; other assignments on the line are not GPU variables."""
+    text = 'vchuravy@odin ~> HIP_VISIBLE_DEVICES=-1 julia --project=repr_amd -e "using AMDGPU"\n'
+    out = parse_env_lines(text)
+    assert out["vars"] == {"HIP_VISIBLE_DEVICES": "-1"} and out["lines"]["HIP_VISIBLE_DEVICES"][0] == 1
+    assert parse_env_lines("HSA_OVERRIDE_GFX_VERSION=10.3.0 ROCR_VISIBLE_DEVICES=0 python x.py")["vars"] == {
+        "ROCR_VISIBLE_DEVICES": "0"}
+    assert parse_env_lines("julia> x = 1\nprint(HIP_VISIBLE_DEVICES=1)")["vars"] == {}
