@@ -25,6 +25,7 @@ def test_each_table_names_its_header_and_holds_the_codes_the_header_defines(numb
     by_name = {c["name"]: c["value"] for c in doc["codes"]}
     # one value per numbering, spot-checked against the header text (hsa.h 0x1008, hip_runtime_api.h 209, ...)
     known = {"hsa_status": ("HSA_STATUS_ERROR_OUT_OF_RESOURCES", 0x1008), "hip_error": ("hipErrorNoBinaryForGpu", 209),
+             "hip_error_legacy": ("hipErrorInvalidDevice", 1010),
              "amdsmi_status": ("AMDSMI_STATUS_NO_PERM", 10), "rsmi_status": ("RSMI_STATUS_INIT_ERROR", 8),
              "opencl": ("CL_OUT_OF_RESOURCES", -5), "errno": ("ENOMEM", 12)}[numbering]
     assert by_name[known[0]] == known[1]
@@ -46,12 +47,22 @@ def test_every_form_reads_its_real_example(form: dict) -> None:
     ("ERROR:root:ROCm SMI returned 8 (the expected value is 0)", "RSMI_STATUS_INIT_ERROR", 8),
     ("RuntimeError: HIP error: invalid device function", "hipErrorInvalidDeviceFunction", 98),
     ('checkHipErrors() HIP API error = 0100 "no ROCm-capable device is detected" from file <x>, line 192.', "hipErrorNoDevice", 100),
+    # HIP before ROCm 3.1 numbered its runtime errors from 1001 (ROCm/tensorflow-upstream#82)
+    ("E tensorflow/stream_executor/rocm/rocm_driver.cc:601] failed to allocate 7.35G (7889485824 bytes) from device: hipError_t(1002)",
+     "hipErrorMemoryAllocation", 1002),
 ])
 def test_a_code_written_as_a_number_or_message_is_named(line: str, name: str, value: int) -> None:
     (reading,) = [r for r in read_codes(line) if r.name == name]
     assert reading.value == value and reading.meaning and reading.header
     assert name in reading.describe()
     assert name in code_names(line)  # what a signature keyed on the symbol also reads
+
+
+def test_an_old_hip_number_beside_its_name_is_read_in_the_old_numbering() -> None:
+    """ROCm/hip#337's sample prints the name with HIP 2.x's number: today's value (101) is not reported beside it."""
+    (reading,) = read_codes("      error: 'hipErrorInvalidDevice'(1010) at square.cpp:60")
+    assert (reading.numbering, reading.name, reading.value) == ("hip_error_legacy", "hipErrorInvalidDevice", 1010)
+    assert "before ROCm 3.1" in reading.describe()
 
 
 def test_numbers_no_table_holds_are_not_codes() -> None:

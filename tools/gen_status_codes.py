@@ -36,6 +36,12 @@ SOURCES: dict[str, dict[str, Any]] = {
     "hip_error": {"repo": "ROCm/HIP", "title": "HIP hipError_t",
                   "files": [("include/hip/hip_runtime_api.h", "hipError_t")],
                   "strings": ("ROCm/clr", "hipamd/src/hip_error.cpp")},
+    # HIP before "Unify hipError_t" (ROCm/HIP d8737ba50 and dbad4d9b7, December 2019, first released in ROCm 3.1)
+    # numbered its runtime errors from 1001 (hipErrorMemoryAllocation = 1002, hipErrorInvalidDevice = 1010): logs
+    # of ROCm 1.x-3.0 print those numbers. Only the 1001+ block is kept; lower values mean what they mean today.
+    "hip_error_legacy": {"repo": "ROCm/HIP", "rev": "651a91b5e0e89eca190da45273d841348c73407b",
+                         "title": "HIP hipError_t before ROCm 3.1 (runtime errors 1001-1082)",
+                         "files": [("include/hip/hip_runtime_api.h", "hipError_t")], "min_value": 1000},
     "amdsmi_status": {"repo": "ROCm/amdsmi", "title": "AMD SMI amdsmi_status_t",
                       "files": [("include/amd_smi/amdsmi.h", "amdsmi_status_t")],
                       "cli": "amdsmi_cli/amdsmi_cli_exceptions.py"},
@@ -72,12 +78,12 @@ OPENCL_MEANINGS = {
 _NUM = r"(?:0[xX][0-9a-fA-F]+|-?\d+)"
 
 
-def git_show(mirrors: Path, repo: str, path: str) -> tuple[str, str]:
-    """(file text, commit) from a bare mirror."""
+def git_show(mirrors: Path, repo: str, path: str, rev: str = "HEAD") -> tuple[str, str]:
+    """(file text, commit) from a bare mirror, at `rev` (the snapshot's HEAD unless a table pins an older header)."""
     git_dir = mirrors / repo.replace("/", "+") / "repo"
-    commit = subprocess.run(["git", "-C", str(git_dir), "rev-parse", "HEAD"], capture_output=True, text=True,
+    commit = subprocess.run(["git", "-C", str(git_dir), "rev-parse", rev], capture_output=True, text=True,
                             check=True).stdout.strip()
-    text = subprocess.run(["git", "-C", str(git_dir), "show", f"HEAD:{path}"], capture_output=True, text=True,
+    text = subprocess.run(["git", "-C", str(git_dir), "show", f"{commit}:{path}"], capture_output=True, text=True,
                           check=True).stdout
     return text, commit
 
@@ -120,6 +126,9 @@ def parse_enum(text: str, anchor: str) -> tuple[list[dict[str, Any]], dict[str, 
             doc[-1] = doc[-1].split("*/")[0]
             pending_doc = doc
             continue
+        if re.fullmatch(r"\w+\s*=", line) and i < len(lines):  # clang-format split "name =" from its value
+            line = f"{line} {lines[i].strip()}"
+            i += 1
         m = re.match(r"(\w+)\s*(?:=\s*(" + _NUM + r"|\w+))?\s*,?\s*(?://[!/]<\s*(.*))?$", line)
         if m and not line.startswith("//"):
             name, value, trailing = m.group(1), m.group(2), m.group(3)
@@ -200,12 +209,14 @@ def build(mirrors: Path) -> dict[str, dict[str, Any]]:
         aliases: dict[str, str] = {}
         sources = []
         for path, anchor in spec["files"]:
-            text, commit = git_show(mirrors, spec["repo"], path)
+            text, commit = git_show(mirrors, spec["repo"], path, spec.get("rev", "HEAD"))
             sources.append({"repo": spec["repo"], "file": path, "commit": commit})
             if numbering == "opencl":
                 got, al = parse_defines(text, "CL_"), {}
             else:
                 got, al = parse_enum(text, anchor)
+            got = [c for c in got if c["value"] >= spec.get("min_value", c["value"])]
+            al = {k: v for k, v in al.items() if v in {c["name"] for c in got}}
             known = {c["value"]: c["name"] for c in codes}
             for c in got:
                 if c["value"] in known:  # a second name for a value already listed is an alias

@@ -20,7 +20,7 @@ from typing import Any
 from rocmdoctor.catalog.datafiles import load_data
 
 #: the numberings, in the order a line's codes are reported
-NUMBERINGS = ("hsa_status", "hip_error", "amdsmi_status", "rsmi_status", "opencl", "errno")
+NUMBERINGS = ("hsa_status", "hip_error", "hip_error_legacy", "amdsmi_status", "rsmi_status", "opencl", "errno")
 #: a code's pattern sees at most this many characters either side of its anchor
 WINDOW = 300
 #: codes are looked for in a line's first this many characters: a status line is short, and a
@@ -164,8 +164,12 @@ def read_codes(line: str) -> tuple[CodeReading, ...]:
                     header = f"{table.repo} {entry['file']}" if entry.get("file") else table.header
                     found[key] = CodeReading(form.numbering, table.title, name, value,
                                              name if form.kind == "name" else written, meaning, header)
+    # a line from HIP before ROCm 3.1 that prints the name with its old number ('hipErrorInvalidDevice'(1010)):
+    # the old number says which HIP wrote it, so today's value for that name is not reported beside it
+    legacy = {r.name for r in found.values() if r.numbering == "hip_error_legacy"}
+    readings = [r for r in found.values() if not (r.numbering == "hip_error" and r.name in legacy)]
     order = {n: i for i, n in enumerate(NUMBERINGS)}
-    return tuple(sorted(found.values(), key=lambda r: order[r.numbering]))
+    return tuple(sorted(readings, key=lambda r: order[r.numbering]))
 
 
 @lru_cache(maxsize=1)
