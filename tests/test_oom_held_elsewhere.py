@@ -24,3 +24,22 @@ def test_what_others_hold_decides(tmp_path: Path, case: str, first: str) -> None
                                   {"log": f"/ticket/{log.name}"})
     assert rb.diagnoses[0].diagnosis_id == first
     assert step.check.outputs["held_elsewhere"] == (first == "vram-held-by-other-processes")
+
+
+def test_free_memory_no_node_has_is_the_runtimes_query_going_wrong(tmp_path: Path) -> None:
+    """pytorch/pytorch#105280 (in the corpus): 131065.27 GiB "free" on a 31.98 GiB GPU, the ROCm 5.6 user space on an
+    older KFD. An APU's free above its carve-out (shared system memory) stays below that bound."""
+    case = OOM / "pytorch-ci-rocm5.6-userspace-old-kfd-oom-free-above-total"
+    log = (case / "bundle" / "files" / "ticket" / "job.log").read_text()
+    rb, step = triage_bundle_step(tmp_path, {"files/ticket/job.log": log}, "gpu-oom", "applog", {"log": "/ticket/job.log"})
+    assert step.check.outputs["free_impossible"] is True
+    first = rb.diagnoses[0]
+    assert first.diagnosis_id == "userspace-driver-mismatch"
+    assert "has 32.0 GiB in all but 128.0 TiB \"free\"" in first.cause
+    assert any("131065.27 GiB is free" in e for e in first.evidence)
+    assert "job-needs-more-vram" not in [d.diagnosis_id for d in rb.diagnoses]
+    apu = OOM / "strix-halo-evox2-oom-57gib-by-pytorch-780mib-free"
+    apu_log = next((apu / "bundle" / "files" / "ticket").glob("*.log"))
+    _, apu_step = triage_bundle_step(tmp_path / "apu", {f"files/ticket/{apu_log.name}": apu_log.read_text()}, "gpu-oom",
+                                     "applog", {"log": f"/ticket/{apu_log.name}"})
+    assert apu_step.check.outputs["free_impossible"] is False
