@@ -105,3 +105,15 @@ def test_a_live_probe_never_asks_for_ticket_only_evidence() -> None:
     replay = {g.key for g in plan.gathers_from(replay=True)}
     assert "command:rocminfo" not in live and "command:rocminfo" in replay
     assert {g.key for g in plan.ticket_gathers} == replay - live
+
+
+def test_the_overflow_group_by_either_name_is_an_unmapped_host_group() -> None:
+    """rocminfo inside a rootless box on openSUSE (the corpus case): the overflow gid is "nobody" there, "nogroup" on
+    Debian; either way the host's render group is not mapped into the user namespace."""
+    rb = _triage(INCIDENTS / "container-mount-failure" / "tumbleweed-distrobox-kfd-nobody-group" / "bundle",
+                 "container-mount-failure")
+    first = rb.diagnoses[0]
+    assert first.diagnosis_id == "rootless-gid-not-mapped"
+    assert '/dev/kfd belongs to group "nobody"' in first.cause
+    step = next(s for s in rb.steps if s.step_id == "rocminfo")
+    assert step.check.outputs["overflow_group"] == "nobody"
