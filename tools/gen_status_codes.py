@@ -41,7 +41,8 @@ SOURCES: dict[str, dict[str, Any]] = {
     # of ROCm 1.x-3.0 print those numbers. Only the 1001+ block is kept; lower values mean what they mean today.
     "hip_error_legacy": {"repo": "ROCm/HIP", "rev": "651a91b5e0e89eca190da45273d841348c73407b",
                          "title": "HIP hipError_t before ROCm 3.1 (runtime errors 1001-1082)",
-                         "files": [("include/hip/hip_runtime_api.h", "hipError_t")], "min_value": 1000},
+                         "files": [("include/hip/hip_runtime_api.h", "hipError_t")], "min_value": 1000,
+                         "skip": ("hipErrorTbd",)},   # the enum's end marker, not an error
     "amdsmi_status": {"repo": "ROCm/amdsmi", "title": "AMD SMI amdsmi_status_t",
                       "files": [("include/amd_smi/amdsmi.h", "amdsmi_status_t")],
                       "cli": "amdsmi_cli/amdsmi_cli_exceptions.py"},
@@ -215,7 +216,7 @@ def build(mirrors: Path) -> dict[str, dict[str, Any]]:
                 got, al = parse_defines(text, "CL_"), {}
             else:
                 got, al = parse_enum(text, anchor)
-            got = [c for c in got if c["value"] >= spec.get("min_value", c["value"])]
+            got = [c for c in got if c["value"] >= spec.get("min_value", c["value"]) and c["name"] not in spec.get("skip", ())]
             al = {k: v for k, v in al.items() if v in {c["name"] for c in got}}
             known = {c["value"]: c["name"] for c in codes}
             for c in got:
