@@ -25,7 +25,7 @@ from jinja2.exceptions import TemplateError, TemplateSyntaxError
 from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from rocmdoctor.catalog.gpu_facts import gpu_targets, last_listed, pci_gpu_targets, rocm_release
+from rocmdoctor.catalog.gpu_facts import gpu_targets, last_listed, pci_gpu_targets, rocm_release, version_key
 from rocmdoctor.catalog.known_bugs import amdgpu_oops, kernel_fix_status, known_bug_matches
 from rocmdoctor.errors import ExpressionError  # noqa: F401  (raised here; defined light for the compiler)
 
@@ -59,12 +59,6 @@ def _regex_search(value: Any, pattern: str) -> str | None:
 
 def _regex_findall(value: Any, pattern: str) -> list[Any]:
     return re.findall(pattern, str(value or ""), re.MULTILINE)
-
-
-def _version_key(value: Any) -> tuple[int, ...]:
-    """'6.17' / '6.8.0-45-generic' -> (6, 17) / (6, 8, 0): kernel and driver versions compared as numbers."""
-    m = re.match(r"\d+(?:\.\d+)*", str(value or ""))
-    return tuple(int(p) for p in m.group(0).split(".")) if m else ()
 
 
 def _octal(value: Any) -> int:
@@ -204,8 +198,8 @@ FILTERS = {
     "basename": lambda v: os.path.basename(str(v)),
     "dirname": lambda v: os.path.dirname(str(v)),
     "octal": _octal,
-    "version_key": _version_key,
-    "version_sort": lambda v: sorted((x for x in (v or ()) if x is not None), key=_version_key),
+    "version_key": version_key,
+    "version_sort": lambda v: sorted((x for x in (v or ()) if x is not None), key=version_key),
     "bytes_h": _bytes_h,
     "utc": _utc,
     "regex_search": _regex_search,

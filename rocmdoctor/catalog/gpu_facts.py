@@ -87,12 +87,15 @@ def rocm_release(rocm_file: Any, dkms: Any, drivers: Any) -> dict[str, Any]:
     return {"rocm": rocm, "series": series.group(1) if series else None, "source": source, "dkms_version": dkms_version}
 
 
+def version_key(value: Any) -> tuple[int, ...]:
+    """'6.17' / '6.8.0-45-generic' -> (6, 17) / (6, 8, 0): kernel, driver and ROCm versions compared as numbers."""
+    m = re.match(r"\d+(?:\.\d+)*", str(value or ""))
+    return tuple(int(p) for p in m.group(0).split(".")) if m else ()
+
+
 def last_listed(releases: Any, target: Any) -> str | None:
     """The newest release in data rocm_supported_gpus whose list (supported or deprecated) holds `target`,
     or None when no release ever listed it: what a ticket without the node's ROCm release can still be told."""
-    def key(release: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in re.findall(r"\d+", release))
-
     holding = [str(r) for r, rel in dict(releases or {}).items()
                if target in [*((rel or {}).get("gfx") or ()), *((rel or {}).get("deprecated") or ())]]
-    return max(holding, key=key) if holding else None
+    return max(holding, key=version_key) if holding else None
