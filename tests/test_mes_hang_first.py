@@ -47,3 +47,21 @@ def test_a_recovered_reset_stays_a_recovered_hang(tmp_path: Path) -> None:
     rb, step = triage_bundle_step(tmp_path, {"commands/dmesg/stdout": log}, "gpu-hardware-fault", "resets")
     assert step.state == State.WARN
     assert rb.diagnoses[0].diagnosis_id == "gpu-hang-recovered"
+
+
+def test_an_smu_that_stops_answering_first_is_named_before_the_reset(tmp_path: Path) -> None:
+    """The SMU's "I'm not done with your previous command" as the boot's first GPU fault (ublue-os/bazzite#5313):
+    the power-management firmware hang leads, the unrecovered hang follows."""
+    log = _dmesg("bazzite-rdna3-smu-busy-dfcstate-mes-hang")
+    rb, step = triage_bundle_step(tmp_path, {"commands/dmesg/stdout": log}, "gpu-hardware-fault", "resets")
+    assert step.state == State.FAIL and "I'm not done with your previous command" in step.check.outputs["smu_first"]["text"]
+    assert [d.diagnosis_id for d in rb.diagnoses][:2] == ["smu-firmware-hang", "gpu-reset-failed"]
+    assert "power-management firmware" in rb.diagnoses[0].cause
+    assert any("SMU: I'm not done" in e for e in rb.diagnoses[0].evidence)
+
+
+def test_an_smu_busy_line_inside_a_reset_a_ring_timeout_began_does_not_lead(tmp_path: Path) -> None:
+    log = _dmesg("rx7900xt-sdma0-timeout-mes-rocm57")
+    rb, step = triage_bundle_step(tmp_path, {"commands/dmesg/stdout": log}, "gpu-hardware-fault", "resets")
+    assert step.check.outputs["smu_first"] is None
+    assert rb.diagnoses[0].diagnosis_id != "smu-firmware-hang"

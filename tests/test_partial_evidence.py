@@ -117,3 +117,41 @@ def test_the_overflow_group_by_either_name_is_an_unmapped_host_group() -> None:
     assert '/dev/kfd belongs to group "nobody"' in first.cause
     step = next(s for s in rb.steps if s.step_id == "rocminfo")
     assert step.check.outputs["overflow_group"] == "nobody"
+
+
+_RX580_LSPCI = ("00:02.0 VGA compatible controller: Intel Corporation HD Graphics 6000 (rev 09)\n"
+                "0a:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Ellesmere "
+                "[Radeon RX 470/480/570/570X/580/580X/590] (rev e7)\n")
+
+
+def _cpu_only_bundle(tmp_path: Path, lspci: str) -> Path:
+    """rocminfo's agents with no GPU (the whole output, ending in "*** Done ***") beside a pasted lspci;
+    rocminfo's layout as ROCm/legacy-rocm-build#1373 pasted it, lspci's plain form from the same thread."""
+    ri = tmp_path / "commands" / "rocminfo"
+    ri.mkdir(parents=True)
+    (ri / "stdout").write_text("==========\nHSA Agents\n==========\n*******\nAgent 1\n*******\n"
+                               "  Name:                    Intel(R) Core(TM) i5-5350U CPU @ 1.80GHz\n"
+                               "  Device Type:             CPU\n*** Done ***\n")
+    lp = tmp_path / "commands" / "lspci -n -D"
+    lp.mkdir(parents=True)
+    (lp / "stdout").write_text(lspci)
+    return tmp_path
+
+
+def test_a_runtime_listing_only_the_cpu_beside_a_gfx8_gpu_names_pcie_atomics(tmp_path: Path) -> None:
+    """No dmesg, no sysfs: rocminfo started and lists no GPU while the bus holds a Polaris (gfx803) card:
+    KFD left it out, and for GFX8 that is PCIe atomics; the command that settles it is named."""
+    rb = _triage(_cpu_only_bundle(tmp_path, _RX580_LSPCI), "gpu-not-visible")
+    step = next(s for s in rb.steps if s.step_id == "cpu_only")
+    assert step.state == State.WARN and "(gfx803)" in step.check.message
+    assert rb.diagnoses[0].diagnosis_id == "pcie-atomics-unsupported"
+    assert "rejects atomics" in rb.diagnoses[0].cause
+    assert any("Ellesmere" in e for e in rb.diagnoses[0].evidence)
+
+
+def test_a_runtime_listing_only_the_cpu_beside_a_newer_gpu_lists_the_likely_causes(tmp_path: Path) -> None:
+    lspci = "03:00.0 VGA compatible controller: Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M] (rev c8)\n"
+    rb = _triage(_cpu_only_bundle(tmp_path, lspci), "gpu-not-visible")
+    first = rb.diagnoses[0]
+    assert first.diagnosis_id == "gpu-missing-from-kfd" and first.confidence == "low"
+    assert "lspci -nnk -d 1002:" in first.cause and "CONFIG_HSA_AMD" in first.cause

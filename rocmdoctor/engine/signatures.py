@@ -138,7 +138,7 @@ def _prefilter(anchors: tuple[tuple[str, bool], ...]) -> tuple[re.Pattern[str] |
 
 def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<text>") -> list[SignatureMatch]:
     """Every signature that matches a line of `text`: its first line quoted, all counted;
-    ranked by confidence, then by where it first appeared."""
+    ranked by confidence, then by where it first appeared, then by how much of the line it names."""
     sigs = list(signatures)
     # each pattern's longest literal: every literal must be on the line anyway, and the longest is the
     # rarest (`version ` or `open ` would let most lines of a log through to every pattern)
@@ -202,7 +202,14 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
     lines = all_lines if any(by_id[i].context for i in first) else []
     out = [_read_in_context(replace(m, count=counts[m.signature_id]), by_id[m.signature_id], lines, source)
            for m in first.values()]
-    return sorted(out, key=lambda m: (CONFIDENCE_RANK.get(m.confidence, 9), m.lineno))
+    # on one line, of two equally sure readings the one that holds more of the line's words goes first: a
+    # library's own wording of HIP's "no ROCm-capable device" (yaksa's init hook) before the bare text
+    return sorted(out, key=lambda m: (CONFIDENCE_RANK.get(m.confidence, 9), m.lineno, -_specificity(by_id[m.signature_id])))
+
+
+def _specificity(sig: SignatureDef) -> int:
+    """How much literal text a line must hold for the signature to match (its most literal pattern)."""
+    return max((sum(len(a) for a in anchors) for anchors in sig.anchors), default=0)
 
 
 def _read_in_context(m: SignatureMatch, sig: SignatureDef, lines: list[str], source: str) -> SignatureMatch:

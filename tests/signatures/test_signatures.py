@@ -267,7 +267,9 @@ def test_a_message_longer_than_a_file_name_is_read_as_text_not_a_crash() -> None
 
 # lines that honestly carry two readings in one runbook: TensorFlow's malformed target list names the
 # targets it then reports unsupported (the list's typo is the cause, the rejection its effect)
-_TWO_READINGS = {frozenset({"tf-gpu-target-list-malformed", "tf-gpu-unsupported-gfx"})}
+_TWO_READINGS = {frozenset({"tf-gpu-target-list-malformed", "tf-gpu-unsupported-gfx"}),
+                 # HIP's own words inside yaksa's init-hook line: the longer, library-specific reading goes first
+                 frozenset({"hip-error-no-device", "hip-no-rocm-capable-device", "yaksa-hip-init-hook-failed"})}
 
 
 def test_a_line_means_one_thing_per_runbook() -> None:
@@ -298,3 +300,15 @@ def test_explain_lists_the_surest_cause_first_across_runbooks() -> None:
     causes = json.loads(proc.stdout)["causes"]
     assert [(c["runbook"], c["diagnosis"], c["confidence"]) for c in causes][:2] == [
         ("gpu-oom", "scratch-allocation-failed", "medium"), ("gpu-not-visible", "runtime-missing-gpu", "low")]
+
+
+def test_of_two_equally_sure_readings_of_a_line_the_more_specific_goes_first() -> None:
+    """yaksa's init hook prints HIP's "no ROCm-capable device is detected" inside its own words: the bare
+    HIP reading (runtime-missing-gpu) and yaksa's (its MPI_Init crash without a GPU) are both medium; the
+    one whose pattern names more of the line is the first cause."""
+    line = ("HIP Error (yaksuri_hip_init_hook:src/backend/hip/hooks/yaksuri_hip_init_hooks.c,111): "
+            "no ROCm-capable device is detected")
+    matches = match_text(load_catalog().signatures, line)
+    assert {m.diagnosis for m in matches} >= {"runtime-missing-gpu", "yaksa-hip-backend-fails-without-gpu"}
+    assert (matches[0].signature_id, matches[0].confidence) == ("yaksa-hip-init-hook-failed", "medium")
+    assert matches[0].line == line
