@@ -68,7 +68,7 @@ def test_an_smu_busy_line_inside_a_reset_a_ring_timeout_began_does_not_lead(tmp_
 
 
 def test_an_smu_that_does_not_answer_inside_a_recovered_ring_reset_leads_the_recovered_hang(tmp_path: Path) -> None:
-    """6.x kernels word the SMU's silence "SMU: No response msg_reg: 13 resp_reg: 0": a VCN ring reset that needed
+    """Some kernel releases word the SMU's silence "SMU: No response msg_reg: 13 resp_reg: 0": a VCN ring reset that needed
     it failed and a full reset brought the GPU back (OpenGamingCollective/kernel-packages#42)."""
     log = _dmesg("rx9070-vcn-reset-smu-no-response")
     rb, step = triage_bundle_step(tmp_path, {"commands/dmesg/stdout": log}, "gpu-hardware-fault", "resets")

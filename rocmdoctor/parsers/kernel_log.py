@@ -248,8 +248,8 @@ AMDGPU_CLASSES: list[tuple[str, re.Pattern[str]]] = [
                                  r"Unable to change power state from D3(?:hot|cold) to D0, device inaccessible|"
                                  r"not ready \d+ms after resume; giving up")),
     # the scheduler firmware stopped answering (ROCm/legacy-rocm-build#2533, ublue-os/bazzite#4464); the SMU's
-    # unanswered message (smu_cmn.c SMU_RESP_NONE: "I'm not done with your previous command", 6.x kernels'
-    # "SMU: No response msg_reg: %x resp_reg: %x")
+    # unanswered message (smu_cmn.c SMU_RESP_NONE: "I'm not done with your previous command", or in other kernel
+    # releases "SMU: No response msg_reg: %x resp_reg: %x")
     ("firmware_hang", re.compile(r"MES\(?\d?\)? failed to respon(?:d|se)|MES might be in unrecoverable state|"
                                  r"SMU: I'm not done with your previous command|SMU: No response msg_reg")),
     ("page_fault", re.compile(r"\[(?:gfx|mm)hub\d*\] (?:no-)?retry page fault|\[(?:gfx|mm)hub\d*\] page fault")),
