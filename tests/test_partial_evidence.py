@@ -155,3 +155,30 @@ def test_a_runtime_listing_only_the_cpu_beside_a_newer_gpu_lists_the_likely_caus
     first = rb.diagnoses[0]
     assert first.diagnosis_id == "gpu-missing-from-kfd" and first.confidence == "low"
     assert "lspci -nnk -d 1002:" in first.cause and "CONFIG_HSA_AMD" in first.cause
+
+
+def test_a_rocminfo_paste_trimmed_above_device_type_still_names_its_gpu_and_a_lone_igpu_off_every_list() -> None:
+    """The poster cut rocminfo to the agent's Name (gfx1036): a gfxNNN name is a GPU agent (CPU agents carry
+    the CPU's model), and an integrated GPU that is the node's only GPU is judged like any other: gfx1036 is on
+    no ROCm release's list (rocBLAS#1415, AMD: "not officially supported")."""
+    bundle = INCIDENTS / "gpu-not-visible" / "rocblas-ryzen7-7700-igpu-gfx1036-no-tensile-library" / "bundle"
+    rb = _triage(bundle, "gpu-not-visible")
+    support = next(s for s in rb.steps if s.step_id == "gpu_support")
+    assert support.state == State.WARN
+    assert "gfx1036" in support.check.message and "on no ROCm release's list" in support.check.message
+    assert any("rocminfo" in e and "gfx1036" in e for e in support.check.evidence)
+    assert rb.diagnoses[0].diagnosis_id == "unsupported-gpu"
+
+
+def test_an_igpu_beside_a_discrete_gpu_is_named_not_failed(tmp_path: Path) -> None:
+    (tmp_path / "commands" / "rocminfo").mkdir(parents=True)
+    agents = "".join(
+        f"*******\nAgent {i}\n*******\n  Name:                    {name}\n  Device Type:             {kind}\n"
+        for i, (name, kind) in enumerate([("AMD Ryzen 9 7950X", "CPU"), ("gfx1100", "GPU"), ("gfx1036", "GPU")], 1))
+    (tmp_path / "commands" / "rocminfo" / "stdout").write_text("ROCk module is loaded\n" + agents + "*** Done ***\n")
+    (tmp_path / "files" / "opt" / "rocm" / ".info").mkdir(parents=True)
+    (tmp_path / "files" / "opt" / "rocm" / ".info" / "version").write_text("6.4.1-83\n")
+    rb = _triage(tmp_path, "gpu-not-visible")
+    support = next(s for s in rb.steps if s.step_id == "gpu_support")
+    assert support.state == State.PASS, support.check.message
+    assert "supports gfx1100" in support.check.message and "integrated gfx1036" in support.check.message

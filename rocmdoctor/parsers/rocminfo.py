@@ -161,7 +161,9 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
         "rock_loaded": None if rock is None else rock.group(1) is None,
         "runtime_version": runtime.group(1) if runtime else None,
         "agents": agents,
-        "gpu_agents": [a for a in agents if a["device_type"] == "GPU"],
+        # a paste trimmed above "Device Type" still names a GPU agent by its LLVM target (CPU agents carry the
+        # CPU's model name, never gfxNNN)
+        "gpu_agents": [a for a in agents if a["device_type"] == "GPU" or (a["device_type"] is None and a["gfx"])],
         "errors": errors,
         "done": bool(re.search(r"^\*\*\* Done \*\*\*", text, re.MULTILINE)),
         "wsl": wsl,
