@@ -352,47 +352,29 @@ def parse_kernel_events(text: str) -> list[dict[str, Any]]:
     `err`, `ring`, `pid`, `symbol`). Raises ParseError like `kernel_log`.
     """
     out = []
+    resuming = False  # inside a re-init amdgpu announced with "PSP is resuming..." (resume or after a reset)
     for rec in parse_kernel_log(text):
         hit = classify_amdgpu_line(rec["msg"])
         if hit:
             out.append({**rec, "kind": hit[0], "fields": hit[1]})
+        if _PSP_RESUMING.search(rec["msg"]):
+            resuming = True
+        elif resuming and (m := _PSP_FAILED.search(rec["msg"])):
+            # the security processor refused the re-init: the GPU did not come back (one event per re-init)
+            out.append({**rec, "driver": rec["driver"] or "amdgpu", "kind": "resume_failed",
+                        "text": f'{rec["text"]} (after "PSP is resuming...")',
+                        "fields": {k: v for k, v in m.groupdict().items() if v is not None}})
+            resuming = False
+        elif resuming and _REINIT_DONE.search(rec["msg"]):
+            resuming = False
     return out
 
 
-@parser("ras_log_counts")
-def parse_ras_log_counts(text: str) -> dict[str, dict[str, dict[str, Any]]]:
-    """amdgpu's RAS error counts as the kernel log states them, per GPU and RAS block.
-
-    Returns `{bdf: {block: {"ue": int, "ce": int, "de": int, "lines": [line, ...]}}}` from
-    the `ras_total`, `ras_correctable` and `ras_uncorrectable` count lines. A socket/die's
-    count is its last "detected in total" line (cumulative since the driver loaded) or,
-    where the kernel prints no total (before Linux 6.7), the sum of its new-error lines;
-    a GPU's count is the sum over its dies. `lines` keeps the lines with a nonzero count
-    as evidence. Lines with no device address are left out: a count that names no GPU
-    cannot be put on one. Raises ParseError like `kernel_log`.
-    """
-    totals: dict[tuple[str, str, str, str, str], int] = {}
-    news: dict[tuple[str, str, str, str, str], int] = {}
-    out: dict[str, dict[str, dict[str, Any]]] = {}
-    for ev in parsed("kernel_events", text):   # the events the checks already parsed, not a second parse
-        f, bdf = ev["fields"], ev["bdf"]
-        if not bdf:
-            continue
-        if ev["kind"] == "ras_total":
-            sev = {"uncorrectable": "ue", "correctable": "ce", "deferred": "de"}[f["severity"]]
-            key, count = (bdf, f["tblock"], sev, f.get("socket", ""), f.get("die", "")), int(f["tcount"])
-            totals[key] = count
-        elif ev["kind"] == "ras_correctable":
-            key, count = (bdf, f["cblock"], "ce", f.get("csocket", ""), f.get("cdie", "")), int(f["ccount"])
-            news[key] = news.get(key, 0) + count
-        elif ev["kind"] == "ras_uncorrectable" and "count" in f:  # the ERREVENT form carries no count
-            key, count = (bdf, f["block"], "ue", f.get("usocket", ""), f.get("udie", "")), int(f["count"])
-            news[key] = news.get(key, 0) + count
-        else:
-            continue
-        row = out.setdefault(bdf, {}).setdefault(key[1], {"ue": 0, "ce": 0, "de": 0, "lines": []})
-        if count:
-            row["lines"].append(ev["line"])
-    for key, count in {**news, **totals}.items():  # a die's total supersedes its new-error lines
-        out[key[0]][key[1]][key[2]] += count
-    return out
+# amdgpu_psp.c psp_resume() prints "PSP is resuming..." on system and runtime resume and on the re-init after a
+# GPU reset (at boot it loads firmware without it); a PSP command or firmware load that fails after it is the
+# re-init failing (psp_cmd_submit_buf: "psp gfx command %s(0x%X) failed and response status is (0x%X)";
+# psp_resume: "PSP resume failed"). ROCm/legacy-rocm-build#1690: an RX 6800 XT whose miner restarted it.
+_PSP_RESUMING = re.compile(r"PSP is resuming\.\.\.")
+_PSP_FAILED = re.compile(r"psp gfx command (?P<psp_cmd>\w{1,40})\(0x[0-9A-Fa-f]{1,4}\) failed and response status is \((?P<psp_status>0x[0-9A-Fa-f]{1,8})\)|"
+                         r"PSP resume failed")
+_REINIT_DONE = re.compile(r"SMU is resumed successfully|GPU reset\(\d+\) succeeded|GPU reset succeeded")

@@ -294,3 +294,21 @@ def test_printk_caller_after_a_plain_dmesg_stamp():
     [rec] = parse_kernel_log("[   39.372153][ T5057] amdgpu 0000:03:00.0: amdgpu: GPU reset begin!\n")
     assert (rec["format"], rec["ts"], rec["bdf"]) == ("dmesg", 39.372153, "0000:03:00.0")
     assert rec["text"] == "GPU reset begin!"
+
+
+def test_a_psp_failure_after_psp_is_resuming_is_a_failed_re_init() -> None:
+    """ROCm/legacy-rocm-build#1690 (an RX 6800 XT whose miner restarted it): amdgpu announced the re-init with
+    "PSP is resuming..." and the security processor refused it; one resume_failed event per re-init."""
+    path = (Path(__file__).resolve().parents[1] / "incidents" / "gpu-hardware-fault"
+            / "rx6800xt-psp-tmr-fail-after-miner-restart-kernel-5-14" / "bundle" / "commands" / "dmesg" / "stdout")
+    events = [e for e in parse_kernel_events(path.read_text()) if e["kind"] == "resume_failed"]
+    assert len(events) == 1
+    assert events[0]["fields"] == {"psp_cmd": "SETUP_TMR", "psp_status": "0x80000306"}
+    assert events[0]["driver"] == "amdgpu" and 'after "PSP is resuming..."' in events[0]["text"]
+
+
+def test_a_psp_failure_at_boot_is_not_a_failed_resume() -> None:
+    boot = ("[    5.113204] [drm] psp gfx command LOAD_IP_FW(0x6) failed and response status is (0x80000203)\n"
+            "[    5.113210] [drm] failed to load ucode CP_CE(0x8)\n")
+    assert len(parse_kernel_log(boot)) == 2
+    assert not [e for e in parse_kernel_events(boot) if e["kind"] == "resume_failed"]

@@ -5,7 +5,7 @@ where no sysfs is at hand, and not counted twice on a live node where sysfs has 
 from __future__ import annotations
 
 from rocmdoctor.engine.core import TriageRequest, triage_target
-from rocmdoctor.parsers.kernel_log import parse_ras_log_counts
+from rocmdoctor.parsers.ras_log_counts import parse_ras_log_counts
 from rocmdoctor.status import State
 from rocmdoctor.testing.corpus import ROOT
 from rocmdoctor.testing.triage_helpers import diagnoses, steps

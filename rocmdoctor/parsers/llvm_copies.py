@@ -1,0 +1,46 @@
+"""The LLVM shared libraries a process's text names: backtraces, /proc/<pid>/maps, ldd.
+
+LLVM's command-line option registry is global to a process, so two LLVM releases in one process abort it
+(llvm/lib/Support/CommandLine.cpp: "registered more than once"), or one calls into the other and crashes.
+ROCm's compiler support (comgr, loaded by HIP and ROCm's OpenCL) carries its own LLVM; Mesa's drivers and
+applications (Blender's OpenShadingLanguage) load another. Real forms the text shows them in:
+
+- glibc's backtrace_symbols, as a crash log prints it (Blender's crash report, NixOS/nixpkgs#504149's reporter):
+  `/nix/store/...-llvm-22.0.0-rocm-lib/lib/libLLVM.so.22.0(+0x2d56da3) [0x7bfa58556da3]` and
+  `/nix/store/...-llvm-19.1.7-lib/lib/libLLVM.so.19.1(_ZN4llvm15AnalysisManager...+0x4c5) [0x7bfb2f6223c5]`;
+- ldd (AdaptiveCpp/AdaptiveCpp#1403): `libLLVM-17.so.1 => /lib/x86_64-linux-gnu/libLLVM-17.so.1 (0x00007f338789a000)`;
+- a gdb or maps path: `/usr/lib/llvm/23/lib64/libLLVM.so.23.1` (inode64/inode64-overlay#56).
+
+The version is the soname's (`libLLVM.so.22.0` -> 22, `libLLVM-17.so.1` -> 17); libLLVMSPIRVLib and other
+`libLLVM<Name>` component libraries are not LLVM itself and are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rocmdoctor.parsers import parser
+
+# the path (if any) and the soname: libLLVM.so.22.0 | libLLVM-17.so.1 | libLLVM.so.19.1git | libLLVM-15.so
+_LIB = re.compile(r"(?P<path>[\w./+@-]{0,300}?)(?P<so>\blibLLVM(?:-(?P<dash>\d{1,3})(?:\.\d{1,3})?)?\.so(?:\.(?P<dot>\d{1,3})(?:\.\d{1,3}){0,2}(?:git)?)?)")
+
+
+@parser("llvm_copies")
+def parse_llvm_copies(text: str) -> dict[str, Any]:
+    """`{copies: [{major, library, lineno, line}], majors: [...]}`: each LLVM release named, with the first line
+    that names it (an unversioned `libLLVM.so` is left out: it says nothing about which release)."""
+    copies: dict[int, dict[str, Any]] = {}
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        if "libLLVM" not in raw:
+            continue
+        for m in _LIB.finditer(raw):
+            ver = m.group("dash") or m.group("dot")
+            if ver is None:
+                continue
+            major = int(ver)
+            if major not in copies:
+                library = (m.group("path") or "") + m.group("so")
+                copies[major] = {"major": major, "library": library, "lineno": lineno, "line": raw.strip()[:300]}
+    found = sorted(copies.values(), key=lambda c: c["lineno"])
+    return {"copies": found, "majors": sorted(copies)}
