@@ -182,3 +182,17 @@ def test_an_igpu_beside_a_discrete_gpu_is_named_not_failed(tmp_path: Path) -> No
     support = next(s for s in rb.steps if s.step_id == "gpu_support")
     assert support.state == State.PASS, support.check.message
     assert "supports gfx1100" in support.check.message and "integrated gfx1036" in support.check.message
+
+
+def test_a_passthrough_host_that_keeps_amdgpu_off_is_reserved_not_broken() -> None:
+    """A Proxmox host (benign case): amdgpu blacklisted and nomodeset, and the command line splits IOMMU groups for
+    VFIO (pcie_acs_override): the GPU is kept for a VM on purpose. A warning that says so, never CRITICAL."""
+    bundle = INCIDENTS / "gpu-not-visible" / "proxmox-host-rx7900xtx-reserved-for-vfio" / "bundle"
+    report = triage_target(TriageRequest(target="", bundle=str(bundle)))
+    assert report.state != State.FAIL
+    rb = next(r for r in report.runbooks if r.runbook_id == "gpu-not-visible")
+    assert [d.diagnosis_id for d in rb.diagnoses] == ["gpu-reserved-for-vfio-passthrough"]
+    boot = next(s for s in rb.steps if s.step_id == "boot")
+    assert boot.state == State.WARN and "pcie_acs_override=downstream,multifunction" in boot.check.message
+    assert any("blacklist-gpu.conf:2: blacklist amdgpu" in e for e in boot.check.evidence)
+    assert any(e.startswith("cat /proc/cmdline: ") and "intel_iommu=on" in e for e in boot.check.evidence)
