@@ -196,3 +196,16 @@ def test_a_passthrough_host_that_keeps_amdgpu_off_is_reserved_not_broken() -> No
     assert boot.state == State.WARN and "pcie_acs_override=downstream,multifunction" in boot.check.message
     assert any("blacklist-gpu.conf:2: blacklist amdgpu" in e for e in boot.check.evidence)
     assert any(e.startswith("cat /proc/cmdline: ") and "intel_iommu=on" in e for e in boot.check.evidence)
+
+
+def test_rocminfo_out_of_resources_alone_in_a_container_names_the_two_usual_reasons() -> None:
+    """ROCm 1.8's rocminfo in Docker printed only `Call returned 4104`: HSA_STATUS_ERROR_OUT_OF_RESOURCES, ROCr's
+    answer to any failed load, first of all /dev/kfd not opened. The runbook fails WITH a diagnosis that says which
+    command separates the device not passed from the group not given."""
+    bundle = INCIDENTS / "container-mount-failure" / "rocm18-docker-rx570-rocminfo-4104" / "bundle"
+    rb = _triage(bundle, "container-mount-failure")
+    assert rb.state == State.FAIL
+    first = rb.diagnoses[0]
+    assert first.diagnosis_id == "kfd-not-usable-in-container" and first.confidence == "low"
+    assert "--device /dev/kfd" in first.cause and "--group-add" in first.cause
+    assert any("Call returned 4104" in e for e in first.evidence)
