@@ -363,6 +363,8 @@ def _rank_of_line_reading(diagnoses: list[Diagnosis], m: SignatureMatch) -> int:
     for i, d in enumerate(diagnoses):
         if d.diagnosis_id in m.cause_of:
             return i
+        if d.step_id == "log":
+            continue  # another signature's reading, placed already in match_text's order (the more specific first)
         quotes = [m.line in ev for ev in d.evidence]
         # ... unless it rests on more than that line: the node's context refines the line's reading
         if any(quotes) and all(quotes) and mine <= CONFIDENCE_RANK.get(d.confidence, 9):
