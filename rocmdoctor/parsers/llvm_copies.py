@@ -5,7 +5,7 @@ LLVM's command-line option registry is global to a process, so two LLVM releases
 ROCm's compiler support (comgr, loaded by HIP and ROCm's OpenCL) carries its own LLVM; Mesa's drivers and
 applications (Blender's OpenShadingLanguage) load another. Real forms the text shows them in:
 
-- glibc's backtrace_symbols, as a crash log prints it (Blender's crash report, NixOS/nixpkgs#504149's reporter):
+- glibc's backtrace_symbols, as a crash log prints it (Blender's crash report in NixOS/nixpkgs#530702; PR #504149 explains it):
   `/nix/store/...-llvm-22.0.0-rocm-lib/lib/libLLVM.so.22.0(+0x2d56da3) [0x7bfa58556da3]` and
   `/nix/store/...-llvm-19.1.7-lib/lib/libLLVM.so.19.1(_ZN4llvm15AnalysisManager...+0x4c5) [0x7bfb2f6223c5]`;
 - ldd (AdaptiveCpp/AdaptiveCpp#1403): `libLLVM-17.so.1 => /lib/x86_64-linux-gnu/libLLVM-17.so.1 (0x00007f338789a000)`;
