@@ -25,7 +25,8 @@ from jinja2.exceptions import TemplateError, TemplateSyntaxError
 from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from rocmdoctor.catalog.gpu_facts import gpu_targets, last_listed, pci_gpu_targets, rocm_release, version_key
+from rocmdoctor.catalog.gpu_facts import (gpu_targets, last_listed, pci_gpu_targets, rocm_release, stated_gpu_targets,
+                                          stated_release, version_key)
 from rocmdoctor.catalog.known_bugs import amdgpu_oops, kernel_fix_status, known_bug_matches
 from rocmdoctor.errors import ExpressionError  # noqa: F401  (raised here; defined light for the compiler)
 
@@ -188,6 +189,8 @@ FILTERS = {
     "pci_gpu_targets": pci_gpu_targets,
     "gpu_targets": gpu_targets,
     "rocm_release": rocm_release,
+    "stated_release": stated_release,
+    "stated_gpu_targets": stated_gpu_targets,
     "last_listed": last_listed,
     "used_by": _used_by,
     "join_maps": _join_maps,

@@ -99,3 +99,101 @@ def last_listed(releases: Any, target: Any) -> str | None:
     holding = [str(r) for r, rel in dict(releases or {}).items()
                if target in [*((rel or {}).get("gfx") or ()), *((rel or {}).get("deprecated") or ())]]
     return max(holding, key=version_key) if holding else None
+
+
+_GFX_IN_TEXT = re.compile(r"\b(gfx\d{3,4}[a-f]?)\b", re.IGNORECASE)
+_NAME_NOISE = {"amd", "ati", "radeon", "instinct", "graphics", "accelerator", "tm", "r", "series", "gpu", "card",
+               "advanced", "micro", "devices", "inc", "oam", "sxm"}
+_BRACKETS = re.compile(r"\[([^\]]+)\]")
+
+
+def _tokens(name: str) -> tuple[str, ...]:
+    """'AMD Radeon(TM) RX 7900XTX' -> ('rx', '7900', 'xtx'): the words and numbers that tell products apart."""
+    return tuple(t for t in re.findall(r"[a-z]+|\d+", str(name).lower().replace("(tm)", " ")) if t not in _NAME_NOISE)
+
+
+def _pci_product_names(name: str) -> list[str]:
+    """pci.ids' bracketed list as product names: 'Ellesmere [Radeon RX 470/480/570/570X/580/580X/590]' ->
+    Radeon RX 470, Radeon RX 480, ..., 'Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]' -> Navi 21, Radeon RX
+    6800, Radeon RX 6800 XT, Radeon RX 6900 XT (an item that starts with a digit takes the first item's words
+    before its model number)."""
+    out = [name.split("[")[0].strip()]
+    for inner in _BRACKETS.findall(name):
+        prefix = ""
+        for group in inner.split(" / "):
+            for item in group.split("/"):
+                item = item.strip()
+                if not item:
+                    continue
+                if item[0].isdigit():
+                    item = prefix + item
+                else:
+                    words = item.split()
+                    lead = next((i for i, w in enumerate(words) if any(c.isdigit() for c in w)), len(words))
+                    prefix = " ".join(words[:lead]) + " " if lead else ""
+                out.append(item)
+    return out
+
+
+def _product_index(products: Any, pci_devices: Any) -> dict[tuple[str, ...], str]:
+    """Product-name tokens -> target, from data gfx_products and amd_pci_targets' names; a name that means two
+    targets, or has no model number, is left out."""
+    seen: dict[tuple[str, ...], set[str]] = {}
+    for gfx, names in dict(products or {}).items():
+        for n in names or ():
+            seen.setdefault(_tokens(n), set()).add(gfx)
+    for row in dict(pci_devices or {}).values():
+        if row and row.get("target"):
+            for n in _pci_product_names(str(row.get("name") or "")):
+                seen.setdefault(_tokens(n), set()).add(row["target"])
+    return {k: v.pop() for k, v in seen.items() if len(v) == 1 and any(t.isdigit() or t == "vii" for t in k)}
+
+
+def _find_product(text: str, index: dict[tuple[str, ...], str]) -> tuple[str, str] | None:
+    """(target, the words matched) for the longest product name in `text`; a leading 'rx' may be left out
+    ('7900 XTX'), unless another model letter stands before the number (W7900, V620)."""
+    toks = _tokens(text)
+    best: tuple[int, str, tuple[str, ...]] | None = None
+    for key, gfx in index.items():
+        for k in (key, key[1:] if key[:1] == ("rx",) and len(key) > 1 else None):
+            if not k:
+                continue
+            n = len(k)
+            for i in range(len(toks) - n + 1):
+                if toks[i:i + n] != k:
+                    continue
+                if k is not key and i > 0 and toks[i - 1].isalpha() and len(toks[i - 1]) <= 2:
+                    continue
+                if best is None or n > best[0]:
+                    best = (n, gfx, key)
+    return (best[1], " ".join(best[2])) if best else None
+
+
+def stated_gpu_targets(stated: Any, products: Any, pci_devices: Any) -> list[dict[str, Any]]:
+    """The GPUs a ticket states (parser stated_env), `[{gfx, name, at, from}]` like gpu_targets': a target
+    written out (`(gfx1100)`, `gfx90a:sramecc+`) or a product name the data tables know."""
+    out = []
+    index: dict[tuple[str, ...], str] | None = None
+    for g in dict(stated or {}).get("gpus") or []:
+        text = str(g.get("text") or "")
+        m = _GFX_IN_TEXT.search(text)
+        if m:
+            gfx = m.group(1).lower()
+        else:
+            index = index if index is not None else _product_index(products, pci_devices)
+            found = _find_product(text, index)
+            if not found:
+                continue
+            gfx = found[0]
+        out.append({"gfx": gfx, "name": text, "at": f"line {g.get('lineno')}",
+                    "from": f"the ticket states ({g.get('line')})"})
+    return out
+
+
+def stated_release(stated: Any) -> dict[str, Any]:
+    """The ROCm release a ticket states, in rocm_release's shape (None values when it states none)."""
+    rocm = dict(stated or {}).get("rocm") or {}
+    version = rocm.get("version")
+    series = _SERIES.match(version) if version else None
+    return {"rocm": version, "series": series.group(1) if series else None,
+            "source": f"the ticket states: {rocm.get('line')}" if version else None, "dkms_version": None}

@@ -90,7 +90,9 @@ def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[st
     if missing_vars:  # its gathers may not even resolve without the variable
         return CheckResult(check.id, check.title, State.SKIPPED,
                            f"not applicable: set --var {missing_vars[0]}=... to run this check", (), {}, ())
-    sources = tuple(ev.source for g in check.gathers if (ev := evidence.get(resolve_gather(g, vars).key)))
+    # a ticket-only gather a bundle lacks is not a source (a live node never asks for it either)
+    sources = tuple(ev.source for g in check.gathers if (ev := evidence.get(resolve_gather(g, vars).key))
+                    and (ev.ok or not g.ticket))
     scope: dict[str, Any] = {"vars": vars, "ev": {}, "previous": previous}
     try:
         if check.data:

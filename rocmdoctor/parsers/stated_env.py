@@ -1,0 +1,210 @@
+"""The environment a ticket states for the affected machine: its GPU, ROCm release, OS and kernel.
+
+Most tickets say what the machine is before they paste anything, and often nothing they paste
+names the GPU or the release (a bare `hipErrorNoDevice`, rocminfo's OUT_OF_RESOURCES). Three
+structured forms are read; prose sentences are not (too easy to misread "works on my 6800"):
+
+- GitHub issue forms as GitHub renders them: a `### Label` heading, a blank line, the value;
+  `_No response_` for an empty field; a multi-select dropdown as `A, B`. ROCm/ROCm's form
+  (`.github/ISSUE_TEMPLATE/issue_report.yml` until ROCm/ROCm#2803, then ROCm/.github's global
+  template): Operating System, CPU, GPU (a dropdown with `Other` and a free `Other` field),
+  ROCm Version, ROCm Component. Real renders: ROCm/ROCm#2847, #4447, #4864, #5443. ollama's form
+  (`### OS`, `### GPU`, `### Ollama version`) and llama.cpp's (`### Operating systems`,
+  `### Hardware`) use the same rendering.
+- `python -m torch.utils.collect_env` (torch/utils/collect_env.py; vLLM's collect_env.py prints
+  the same lines): `PyTorch version: 2.4.0+rocm6.1`, `ROCM used to build PyTorch:
+  6.1.40091-a8dbc0c19`, `OS: Ubuntu 22.04.4 LTS (x86_64)`, `Python platform:
+  Linux-5.15.0-124-generic-x86_64-with-glibc2.35`, `Is CUDA available: True`, `GPU models and
+  configuration: Radeon RX 7900 XTX (gfx1100)`, `HIP runtime version: 6.1.40091`
+  (vllm-project/vllm#10150; ROCm/ROCm#4864 for a CPU-only run: `HIP runtime version: N/A`).
+- `Key: value` lines a reporter writes for the environment (`GPU: RX 7900 XTX`, `ROCm: 6.2.1`,
+  `OS: Ubuntu 22.04`, `Kernel: 6.8.0-45-generic`), bullets and bold allowed.
+
+A stated fact is weaker than a tool's output (ROCm/ROCm#2847's form made its reporter pick
+"MI300X" for an RX 580 the dropdown did not list), so checks use it only where no tool output
+says the same thing, and name it as stated.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rocmdoctor.parsers import parser
+
+_HEADING = re.compile(r"^#{2,4}\s+(?P<label>[^#].*?)\s*$")
+_NO_RESPONSE = {"_no response_", "no response", "n/a", "none", "other", ""}
+_KEY_VALUE = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>[A-Za-z][A-Za-z /()._-]{0,40}?)(?:\*\*|__)?\s*[:=]\s*(?:\*\*|__)?\s*"
+    r"(?P<value>\S.*?)\s*$")
+# which field a label or key names (lower case, without punctuation)
+_FIELDS = {
+    "gpu": "gpu", "gpus": "gpu", "gpu model": "gpu", "graphics card": "gpu", "graphics": "gpu", "hardware": "gpu",
+    "other": "gpu_other", "gpu models and configuration": "gpu_collect_env",
+    "rocm version": "rocm", "rocm": "rocm", "rocm release": "rocm", "rocm used to build pytorch": "torch_rocm",
+    "hip runtime version": "hip_runtime", "hip version": "hip_runtime",
+    "operating system": "os", "operating systems": "os", "os": "os", "distro": "os", "distribution": "os",
+    "linux distribution": "os", "os version": "os",
+    "kernel": "kernel", "kernel version": "kernel", "linux kernel": "kernel", "python platform": "python_platform",
+    "pytorch version": "torch", "is cuda available": "torch_gpu", "cuda used to build pytorch": "torch_cuda",
+}
+_ROCM_VERSION = re.compile(r"(?i)(?:\brocm[\s-]*)?v?(?P<v>\d+\.\d+(?:\.\d+)?)")
+_KERNEL = re.compile(r"\b(?P<k>[2-7]\.\d+(?:\.\d+)?(?:-[\w.+~-]+)?)")
+_PLATFORM_KERNEL = re.compile(r"^Linux-(?P<k>\d+\.\d+\.\d+[\w.+~-]*?)-(?:x86_64|aarch64|ppc64le)")
+_GPU_INDEXED = re.compile(r"^GPU \d+: (?P<name>.+)$")
+
+#: distribution names as reporters write them -> os-release ID (what ROCm's matrix keys use)
+_OS_NAMES = (
+    (re.compile(r"(?i)\bubuntu\b"), "ubuntu"), (re.compile(r"(?i)\b(?:rhel|red ?hat(?: enterprise linux)?)\b"), "rhel"),
+    (re.compile(r"(?i)\bsles\b|\bsuse linux enterprise"), "sles"), (re.compile(r"(?i)\bopensuse leap\b"), "opensuse-leap"),
+    (re.compile(r"(?i)\btumbleweed\b"), "opensuse-tumbleweed"), (re.compile(r"(?i)\bdebian\b"), "debian"),
+    (re.compile(r"(?i)\bfedora\b"), "fedora"), (re.compile(r"(?i)\bcentos\b"), "centos"),
+    (re.compile(r"(?i)\brocky\b"), "rocky"), (re.compile(r"(?i)\balma ?linux\b"), "almalinux"),
+    (re.compile(r"(?i)\boracle linux\b"), "ol"), (re.compile(r"(?i)\barch ?linux\b|\barch\b"), "arch"),
+    (re.compile(r"(?i)\bmanjaro\b"), "manjaro"), (re.compile(r"(?i)\bcachyos\b"), "cachyos"),
+    (re.compile(r"(?i)\bgentoo\b"), "gentoo"), (re.compile(r"(?i)\bnixos\b"), "nixos"),
+    (re.compile(r"(?i)\bpop!?_?os\b"), "pop"), (re.compile(r"(?i)\blinux mint\b|\bmint\b"), "linuxmint"),
+)
+#: Ubuntu code names a reporter may give without the word Ubuntu ("22.04.5 LTS (Jammy Jellyfish)")
+_UBUNTU_CODENAMES = re.compile(r"(?i)\b(?:xenial|bionic|focal|jammy|noble|oracular|plucky|questing)\b")
+_OS_VERSION = re.compile(r"(?<![\d.])(?P<v>\d{1,2}(?:\.\d{1,2})?)(?:\.\d+)?(?![\d])")
+_SLES_SP = re.compile(r"(?i)\b(?P<major>1[25])\s*(?:sp|service pack\s*)(?P<sp>\d)\b")
+_WSL = re.compile(r"(?i)\bwsl2?\b|microsoft-standard-WSL")
+
+
+def _norm(label: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9 ]+", " ", label.lower()).split())
+
+
+def _at(lineno: int, line: str, field: str, text: str) -> dict[str, Any]:
+    return {"text": text, "lineno": lineno, "line": line.strip(), "field": field}
+
+
+def _form_fields(lines: list[str]) -> list[tuple[str, int, str, str]]:
+    """(field, lineno, heading + value line, value) for each rendered issue-form field we read."""
+    out = []
+    for i, raw in enumerate(lines):
+        m = _HEADING.match(raw)
+        if not m or (field := _FIELDS.get(_norm(m.group("label")))) is None:
+            continue
+        values: list[tuple[int, str]] = []
+        for j in range(i + 1, min(i + 8, len(lines))):
+            if _HEADING.match(lines[j]):
+                break
+            if lines[j].strip():
+                values.append((j + 1, lines[j].strip()))
+        if values and values[0][1].lower() not in _NO_RESPONSE:
+            lineno, value = values[0]
+            out.append((field, lineno, f"{raw.strip()}: {value}", value))
+    return out
+
+
+def _key_values(lines: list[str]) -> list[tuple[str, int, str, str]]:
+    out = []
+    for i, raw in enumerate(lines):
+        m = _KEY_VALUE.match(raw)
+        if not m or (field := _FIELDS.get(_norm(m.group("key")))) is None:
+            continue
+        value = m.group("value").strip().strip("*_`").strip()
+        if field == "gpu" and re.fullmatch(r"\d+", value):
+            continue  # amd-smi's `GPU: 0` rows, not a product
+        if field == "gpu_collect_env":
+            # collect_env prints several GPUs one per line after the label: `GPU 0: ...`
+            follow = [(i + k + 1, g.group("name")) for k in range(1, 17) if i + k < len(lines)
+                      and (g := _GPU_INDEXED.match(lines[i + k].strip()))]
+            if not value and follow:
+                out.extend(("gpu_collect_env", n, lines[n - 1], v) for n, v in follow)
+                continue
+        if value.lower() not in _NO_RESPONSE:
+            out.append((field, i + 1, raw, value))
+    return out
+
+
+def _rocm_version(value: str) -> str | None:
+    """'ROCm 6.0.0' / 'ROCM6.3.2' / '6.1.40091-a8dbc0c19' (a build: 6.1) -> '6.0.0' / '6.3.2' / '6.1'."""
+    m = _ROCM_VERSION.search(value)
+    if not m:
+        return None
+    parts = m.group("v").split(".")
+    if len(parts) == 3 and len(parts[2]) >= 4:  # HIP's build number (40091), not a point release
+        parts = parts[:2]
+    return ".".join(parts)
+
+
+def _os(value: str) -> dict[str, Any] | None:
+    """'Ubuntu 22.04.5 LTS (Jammy Jellyfish)' -> {id: ubuntu, version_id: 22.04}; SLES' 'SP5' as 15.5. The
+    version is the first after the distribution's name ('Windows 11 with WSL (Ubuntu 24.04.2 ...)': 24.04)."""
+    found = next(((m, i) for rx, i in _OS_NAMES if (m := rx.search(value))), None)
+    if found is None and _UBUNTU_CODENAMES.search(value):
+        os_id, rest = "ubuntu", value.split("(")[0]  # '22.04.5 LTS (Jammy Jellyfish)'
+    elif found is None:
+        return None
+    else:
+        os_id, rest = found[1], value[found[0].end():]
+    sp = _SLES_SP.search(rest) if os_id == "sles" else None
+    m = _OS_VERSION.search(re.sub(r"(?i)\b(?:x86_64|amd64|aarch64)\b", "", rest))
+    version = f"{sp.group('major')}.{sp.group('sp')}" if sp else (m.group("v") if m else None)
+    return {"id": os_id, "version_id": version}
+
+
+@parser("stated_env")
+def parse_stated_env(text: str) -> dict[str, Any]:
+    """`{gpus: [{text, lineno, line, field}], rocm: {version, ...} | None, os: {id, version_id, ...} | None,
+    kernel: {release, ...} | None, wsl: {...} | None, torch: {version, rocm_build, hip_runtime, gpu_available,
+    flavor} | None, form: bool}`: what the ticket states, each with the line that states it."""
+    lines = text.splitlines()
+    form = _form_fields(lines)
+    fields = form + _key_values(lines)
+    got: dict[str, list[tuple[int, str, str]]] = {}
+    for field, lineno, line, value in fields:
+        got.setdefault(field, []).append((lineno, line, value))
+
+    gpus = []
+    for field in ("gpu_collect_env", "gpu", "gpu_other"):
+        for lineno, line, value in got.get(field, []):
+            if field == "gpu_collect_env" and value.lower().startswith("no cuda"):
+                continue
+            names = [value] if field != "gpu" or "[" in value else [v.strip() for v in value.split(",")]
+            gpus.extend(_at(lineno, line, field, n) for n in names if n and n.lower() not in _NO_RESPONSE)
+
+    rocm = None
+    for field in ("rocm", "torch_rocm", "hip_runtime"):
+        for lineno, line, value in got.get(field, []):
+            version = _rocm_version(value)
+            if version and rocm is None:
+                rocm = {**_at(lineno, line, field, value), "version": version}
+
+    os_ = None
+    for lineno, line, value in got.get("os", []):
+        parsed = _os(value)
+        if parsed and os_ is None:
+            os_ = {**_at(lineno, line, "os", value), **parsed}
+
+    kernel = None
+    for field in ("kernel", "python_platform"):
+        for lineno, line, value in got.get(field, []):
+            m = (_PLATFORM_KERNEL if field == "python_platform" else _KERNEL).search(value)
+            if m and kernel is None:
+                kernel = {**_at(lineno, line, field, value), "release": m.group("k")}
+
+    wsl = next((_at(n, line, f, v) for f, n, line, v in fields if f in ("os", "kernel", "python_platform")
+                and _WSL.search(v)), None)
+
+    torch = None
+    if "torch" in got:
+        lineno, line, value = got["torch"][0]
+        build = got.get("torch_rocm", [(0, "", "")])[0][2]
+        cuda = got.get("torch_cuda", [(0, "", "")])[0][2]
+        hip = got.get("hip_runtime", [(0, "", "")])[0][2]
+        local = value.split("+", 1)[1] if "+" in value else ""
+        # collect_env prints N/A for the backend a build lacks (`_NO_RESPONSE` dropped those lines)
+        neither = re.search(r"(?m)^ROCM used to build PyTorch: (?:N/A|None)$", text) and re.search(
+            r"(?m)^CUDA used to build PyTorch: (?:N/A|None)$", text)
+        flavor = ("rocm" if local.startswith("rocm") or build else "cpu" if local.startswith("cpu") or neither
+                  else "cuda" if local.startswith("cu") or cuda else None)
+        gpu_line = got.get("torch_gpu", [(0, "", "")])[0]
+        torch = {**_at(lineno, line, "torch", value), "version": value, "rocm_build": build or None,
+                 "hip_runtime": hip or None, "flavor": flavor,
+                 "gpu_available": {"true": True, "false": False}.get(gpu_line[2].lower()),
+                 "gpu_available_line": gpu_line[1].strip() or None, "gpu_available_lineno": gpu_line[0] or None}
+    return {"gpus": gpus, "rocm": rocm, "os": os_, "kernel": kernel, "wsl": wsl, "torch": torch, "form": bool(form)}

@@ -1,0 +1,121 @@
+"""A ticket's own statement of the machine (parser stated_env; `--report`, a bundle's files/ticket/report.md):
+the GPU, ROCm release, OS and kernel it states stand in where no tool output says them. Samples verbatim from
+public threads, named in tests/fixtures/outputs/stated-env/SOURCES.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rocmdoctor.catalog.gpu_facts import stated_gpu_targets
+from rocmdoctor.parsers.stated_env import parse_stated_env
+from rocmdoctor.status import State
+from rocmdoctor.testing.triage_helpers import triage_bundle_step
+
+SAMPLES = Path(__file__).parent / "fixtures" / "outputs" / "stated-env"
+DATA = Path(__file__).parent.parent / "rocmdoctor" / "catalog" / "data"
+PRODUCTS = yaml.safe_load((DATA / "gfx_products.yaml").read_text())["targets"]
+PCI = yaml.safe_load((DATA / "amd_pci_targets.yaml").read_text())["devices"]
+
+
+def sample(name: str) -> str:
+    return (SAMPLES / name).read_text()
+
+
+@pytest.mark.parametrize("name, gfx, rocm, os_id, os_version, kernel", [
+    ("rocm-form-2847-mi300x-chosen-for-rx580.md", ["gfx942"], "6.0.0", "ubuntu", "20.04", None),
+    # lspci's pci.ids name: the code name and the bracketed products both say gfx1030
+    ("rocm-form-4447-navi21-lspci-name.md", ["gfx1030"], "6.3.1", "ubuntu", "24.04", None),
+    # an APU named by its CPU, beside the CPU field that says the same (only the GPU field counts)
+    ("rocm-form-5443-strix-halo-cachyos.md", ["gfx1151"], "6.4.4", "cachyos", None, None),
+    # the issue form's ROCm Version (the system's) before collect_env's PyTorch build
+    ("rocm-form-4864-collect-env-wsl2-no-gpu.md", ["gfx1100"], "6.4.1", "ubuntu", "24.04", "6.6.87.1-microsoft-standard-WSL2"),
+    # collect_env: the target written out; HIP's build number (40091) is not a point release
+    ("collect-env-vllm-10150-rx7900xtx.txt", ["gfx1100"], "6.1", "ubuntu", "22.04", "5.15.0-124-generic"),
+    ("collect-env-vllm-ascend-604-cpu-build.txt", [], None, None, None, "5.10.112-100.alios7.x86_64"),
+])
+def test_what_a_ticket_states(name: str, gfx: list[str], rocm: str | None, os_id: str | None,
+                              os_version: str | None, kernel: str | None) -> None:
+    got = parse_stated_env(sample(name))
+    assert [g["gfx"] for g in stated_gpu_targets(got, PRODUCTS, PCI)] == gfx
+    assert (got["rocm"] or {}).get("version") == rocm
+    assert (got["os"] or {}).get("id") == os_id and (got["os"] or {}).get("version_id") == os_version
+    assert (got["kernel"] or {}).get("release") == kernel
+    text = sample(name).splitlines()
+    for fact in (got["rocm"], got["os"], got["kernel"], *got["gpus"]):
+        if fact:  # every fact points at the line that states it
+            assert fact["text"] in text[fact["lineno"] - 1]
+
+
+def test_collect_env_names_the_pytorch_build() -> None:
+    rocm = parse_stated_env(sample("collect-env-vllm-10150-rx7900xtx.txt"))["torch"]
+    cpu = parse_stated_env(sample("collect-env-vllm-ascend-604-cpu-build.txt"))["torch"]
+    wsl = parse_stated_env(sample("rocm-form-4864-collect-env-wsl2-no-gpu.md"))
+    assert (rocm["flavor"], rocm["rocm_build"], rocm["gpu_available"]) == ("rocm", "6.1.40091-a8dbc0c19", True)
+    assert (cpu["flavor"], cpu["version"], cpu["gpu_available"]) == ("cpu", "2.5.1+cpu", False)
+    assert wsl["torch"]["gpu_available"] is False and "WSL2" in wsl["wsl"]["line"]
+
+
+@pytest.mark.parametrize("name, gfx", [
+    ("AMD radeon rx7900XT", "gfx1100"), ("7900XTX", "gfx1100"), ("Sapphire Nitro+ RX 580", "gfx803"),
+    ("AMD Radeon PRO W7900 Dual Slot", "gfx1100"), ("MI250X/MI250", "gfx90a"), ("Radeon VII", "gfx906"),
+    ("Ryzen 9 7950X + RX 7900 XTX", "gfx1100"), ("AMD Radeon Pro V620", "gfx1030"),
+    ("AMD Radeon AI Pro 32 Gb", None),   # no model number: not guessed
+])
+def test_product_names_as_reporters_write_them(name: str, gfx: str | None) -> None:
+    got = stated_gpu_targets({"gpus": [{"text": name, "lineno": 1, "line": name}]}, PRODUCTS, PCI)
+    assert [g["gfx"] for g in got] == ([gfx] if gfx else [])
+
+
+def test_no_report_no_statement() -> None:
+    empty = parse_stated_env("")
+    assert empty == {"gpus": [], "rocm": None, "os": None, "kernel": None, "wsl": None, "torch": None, "form": False}
+    # amd-smi's `GPU: 0` rows are not a product
+    assert parse_stated_env("GPU: 0\n    BDF: 0000:05:00.0\n")["gpus"] == []
+
+
+def test_a_stated_gpu_opens_the_runbooks_and_is_judged(tmp_path: Path) -> None:
+    files = {"files/ticket/report.md": sample("rocm-form-4447-navi21-lspci-name.md")}
+    _, gpus = triage_bundle_step(tmp_path / "a", files, "gpu-not-visible", "gpus")
+    assert gpus.check.state == State.PASS and gpus.check.outputs["count"] == 1
+    assert "the GPU(s) the ticket states" in gpus.check.message
+    _, support = triage_bundle_step(tmp_path / "b", files, "gpu-not-visible", "gpu_support")
+    assert support.check.state == State.PASS and "gfx1030" in support.check.message
+    assert any("### ROCm Version: 6.3.1" in e for e in support.check.evidence)
+
+
+def test_a_tool_outranks_the_statement(tmp_path: Path) -> None:
+    """ROCm/ROCm#2847's form says MI300X because the dropdown did not list the reporter's RX 580: whatever a
+    tool pasted beside it (here a real RX 580's `lspci -nnk`, tests/fixtures/outputs/lspci) decides."""
+    lspci = (SAMPLES.parent / "lspci" / "lspci-nnk-rx580.txt").read_text()
+    files = {"files/ticket/report.md": sample("rocm-form-2847-mi300x-chosen-for-rx580.md"),
+             "commands/lspci -n -D/stdout": lspci}
+    _, support = triage_bundle_step(tmp_path, files, "gpu-not-visible", "gpu_support")
+    assert support.check.state == State.WARN and support.check.message.startswith("gfx803 (")
+    gpu_lines = [e for e in support.check.evidence if "gfx803" in e and "PCI device id" in e]
+    assert gpu_lines and not any("MI300X" in e for e in support.check.evidence)
+
+
+def test_stated_os_and_kernel_are_held_to_the_matrix(tmp_path: Path) -> None:
+    files = {"files/ticket/report.md": sample("collect-env-vllm-10150-rx7900xtx.txt")}
+    _, support = triage_bundle_step(tmp_path, files, "kernel-driver-mismatch", "support")
+    assert support.check.state == State.PASS
+    assert "Ubuntu 22.04" in support.check.message and "5.15" in support.check.message
+    assert any(e.startswith("the ticket states: Python platform:") for e in support.check.evidence)
+
+
+def test_wsl_as_the_ticket_states_it(tmp_path: Path) -> None:
+    files = {"files/ticket/report.md": sample("rocm-form-4864-collect-env-wsl2-no-gpu.md")}
+    _, platform = triage_bundle_step(tmp_path, files, "gpu-not-visible", "platform")
+    assert platform.check.state == State.WARN and "as the ticket states" in platform.check.message
+
+
+def test_a_cpu_build_of_pytorch_is_framework_without_rocm(tmp_path: Path) -> None:
+    files = {"files/ticket/env.txt": sample("collect-env-vllm-ascend-604-cpu-build.txt")}
+    rb, step = triage_bundle_step(tmp_path, files, "gpu-not-visible", "torchbuild", vars={"report": "/ticket/env.txt"})
+    assert step.check.state == State.FAIL and "2.5.1+cpu" in step.check.message
+    assert [d.diagnosis_id for d in rb.diagnoses][:1] == ["framework-without-rocm"]
+    assert any("2.5.1+cpu" in e for e in rb.diagnoses[0].evidence)
+    assert any("/ticket/env.txt:2: PyTorch version: 2.5.1+cpu" in e for e in step.check.evidence)
