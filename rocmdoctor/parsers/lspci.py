@@ -28,6 +28,7 @@ _BUSYBOX = re.compile(_SLOT + r" Class (?P<cls>[0-9a-f]{4}): (?P<vendor>[0-9a-f]
                       r"(?: (?P<driver>\S+))?\s*$")
 _PLAIN = re.compile(_SLOT + r" (?P<clsname>[A-Za-z][^:\[]*?): (?P<name>.+)$")
 _DRIVER = re.compile(r"^\s+Kernel driver in use: (?P<driver>\S+)")
+_SLOT_START = re.compile(r"^\s+" + _SLOT + r" ")
 _LINK = re.compile(r"\bLnk(?P<which>Cap|Sta):\s+(?:Port #\d+, )?Speed (?P<speed>[\d.]+)GT/s(?: \((?P<sflag>ok|downgraded)\))?, "
                    r"Width x(?P<width>\d+)(?: \((?P<wflag>ok|downgraded)\))?")
 #: pci.ids names (stable for decades) of the classes and vendors that matter here
@@ -62,7 +63,9 @@ def parse_lspci(text: str) -> list[dict[str, Any]]:
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        if line[0] in " \t":
+        # a device line a paste indented (a quote block, a copy from a web page) is still a device line; detail
+        # lines (`Subsystem:`, `Kernel driver in use:`) never start with a slot
+        if line[0] in " \t" and not _SLOT_START.match(line):
             d = _DRIVER.match(line)
             if d and out:
                 out[-1]["driver"] = d.group("driver")

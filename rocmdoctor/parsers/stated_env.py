@@ -35,27 +35,33 @@ from rocmdoctor.parsers import parser
 _HEADING = re.compile(r"^#{2,4}\s+(?P<label>[^#].*?)\s*$")
 _NO_RESPONSE = {"_no response_", "no response", "n/a", "none", "other", ""}
 _KEY_VALUE = re.compile(
-    r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>[A-Za-z][A-Za-z /()._-]{0,40}?)(?:\*\*|__)?\s*[:=]\s*(?:\*\*|__)?\s*"
+    r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>[A-Za-z][^:=\n]{0,80}?)(?:\*\*|__)?\s*[:=]\s*(?:\*\*|__)?\s*"
     r"(?P<value>\S.*?)\s*$")
 # which field a label or key names (lower case, without punctuation)
 _FIELDS = {
     "gpu": "gpu", "gpus": "gpu", "gpu model": "gpu", "graphics card": "gpu", "graphics": "gpu", "hardware": "gpu",
+    "gpu model and memory": "gpu", "compute device name": "gpu",
     "other": "gpu_other", "gpu models and configuration": "gpu_collect_env",
     "rocm version": "rocm", "rocm": "rocm", "rocm release": "rocm", "rocm used to build pytorch": "torch_rocm",
+    "cuda cudnn version": "rocm_if_named",
     "hip runtime version": "hip_runtime", "hip version": "hip_runtime",
     "operating system": "os", "operating systems": "os", "os": "os", "distro": "os", "distribution": "os",
-    "linux distribution": "os", "os version": "os",
+    "linux distribution": "os", "os version": "os", "os platform and distribution": "os", "host os": "os",
     "kernel": "kernel", "kernel version": "kernel", "linux kernel": "kernel", "python platform": "python_platform",
     "pytorch version": "torch", "is cuda available": "torch_gpu", "cuda used to build pytorch": "torch_cuda",
 }
 _ROCM_VERSION = re.compile(r"(?i)(?:\brocm[\s-]*)?v?(?P<v>\d+\.\d+(?:\.\d+)?)")
 _KERNEL = re.compile(r"\b(?P<k>[2-7]\.\d+(?:\.\d+)?(?:-[\w.+~-]+)?)")
+# a kernel named inside an OS value: 'Linux Ubuntu 20.10 with 5.10 LTS Kernel', 'Linux 6.1.78, NixOS, 24.05' (nix-info)
+_KERNEL_IN_OS = re.compile(r"(?i)\bkernel\s+v?(?P<a>[2-7]\.\d+[\w.+~-]*)|\b(?P<b>[2-7]\.\d+[\w.+~-]*)\s+(?:LTS\s+)?kernel\b"
+                           r"|^Linux (?P<c>[2-7]\.\d+\.\d+[\w.+~-]*),")
+_ROCM_NAMED = re.compile(r"(?i)\brocm[\s-]*v?(?P<v>\d+\.\d+(?:\.\d+)?)")
 _PLATFORM_KERNEL = re.compile(r"^Linux-(?P<k>\d+\.\d+\.\d+[\w.+~-]*?)-(?:x86_64|aarch64|ppc64le)")
 _GPU_INDEXED = re.compile(r"^GPU \d+: (?P<name>.+)$")
 
 #: distribution names as reporters write them -> os-release ID (what ROCm's matrix keys use)
 _OS_NAMES = (
-    (re.compile(r"(?i)\bubuntu\b"), "ubuntu"), (re.compile(r"(?i)\b(?:rhel|red ?hat(?: enterprise linux)?)\b"), "rhel"),
+    (re.compile(r"(?i)\b[kxl]?ubuntu\b"), "ubuntu"), (re.compile(r"(?i)\b(?:rhel|red ?hat(?: enterprise linux)?)\b"), "rhel"),
     (re.compile(r"(?i)\bsles\b|\bsuse linux enterprise"), "sles"), (re.compile(r"(?i)\bopensuse leap\b"), "opensuse-leap"),
     (re.compile(r"(?i)\btumbleweed\b"), "opensuse-tumbleweed"), (re.compile(r"(?i)\bdebian\b"), "debian"),
     (re.compile(r"(?i)\bfedora\b"), "fedora"), (re.compile(r"(?i)\bcentos\b"), "centos"),
@@ -73,7 +79,8 @@ _WSL = re.compile(r"(?i)\bwsl2?\b|microsoft-standard-WSL")
 
 
 def _norm(label: str) -> str:
-    return " ".join(re.sub(r"[^a-z0-9 ]+", " ", label.lower()).split())
+    """'OS Platform and Distribution (e.g., Linux Ubuntu 16.04)' -> 'os platform and distribution'."""
+    return " ".join(re.sub(r"[^a-z0-9 ]+", " ", re.sub(r"\(.*?\)", " ", label.lower())).split())
 
 
 def _at(lineno: int, line: str, field: str, text: str) -> dict[str, Any]:
@@ -168,11 +175,16 @@ def parse_stated_env(text: str) -> dict[str, Any]:
             gpus.extend(_at(lineno, line, field, n) for n in names if n and n.lower() not in _NO_RESPONSE)
 
     rocm = None
-    for field in ("rocm", "torch_rocm", "hip_runtime"):
+    for field in ("rocm", "rocm_if_named", "torch_rocm", "hip_runtime"):
         for lineno, line, value in got.get(field, []):
-            version = _rocm_version(value)
+            version = _rocm_version(value) if field != "rocm_if_named" else (
+                m.group("v") if (m := _ROCM_NAMED.search(value)) else None)
             if version and rocm is None:
                 rocm = {**_at(lineno, line, field, value), "version": version}
+    # 'AMD A10-8700P Radeon R6/R7 with ROCm-1.9.1 Stack installed' in another field
+    for field, lineno, line, value in fields:
+        if rocm is None and field in ("gpu", "os") and (m := _ROCM_NAMED.search(value)):
+            rocm = {**_at(lineno, line, field, value), "version": m.group("v")}
 
     os_ = None
     for lineno, line, value in got.get("os", []):
@@ -181,11 +193,13 @@ def parse_stated_env(text: str) -> dict[str, Any]:
             os_ = {**_at(lineno, line, "os", value), **parsed}
 
     kernel = None
-    for field in ("kernel", "python_platform"):
+    for field in ("kernel", "python_platform", "os"):
         for lineno, line, value in got.get(field, []):
-            m = (_PLATFORM_KERNEL if field == "python_platform" else _KERNEL).search(value)
+            rx = {"python_platform": _PLATFORM_KERNEL, "os": _KERNEL_IN_OS}.get(field, _KERNEL)
+            m = rx.search(value)
             if m and kernel is None:
-                kernel = {**_at(lineno, line, field, value), "release": m.group("k")}
+                release = m.group("k") if field != "os" else (m.group("a") or m.group("b") or m.group("c"))
+                kernel = {**_at(lineno, line, field, value), "release": release}
 
     wsl = next((_at(n, line, f, v) for f, n, line, v in fields if f in ("os", "kernel", "python_platform")
                 and _WSL.search(v)), None)

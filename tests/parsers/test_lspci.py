@@ -91,3 +91,13 @@ def test_older_lspci_link_lines_without_marks():
     fiji = by_slot["0000:02:00.0"]
     assert (fiji["link_cap"]["gts"], fiji["link_cap"]["width"]) == (8.0, 16)
     assert (fiji["link_sta"]["gts"], fiji["link_sta"]["width"], fiji["link_sta"]["downgraded"]) == (2.5, 16, None)
+
+
+def test_an_indented_device_line_is_still_a_device():
+    """A paste that indented the device line with the detail lines (ROCm/ROCm#2767, an Azure MI25 VF)."""
+    text = (Path(__file__).resolve().parents[1] / "incidents/gpu-not-visible"
+            / "azure-mi25-mxgpu-rocm56-dkms-installed-no-longer-supported/bundle/commands/lspci -n -D/stdout").read_text()
+    assert text.startswith("   ")
+    (gpu,) = parse_lspci(text)
+    assert (gpu["slot"], gpu["class"], gpu["vendor"]) == ("0002:00:00.0", "0300", "1002")
+    assert "Instinct MI25 MxGPU" in gpu["name"]
