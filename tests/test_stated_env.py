@@ -119,3 +119,11 @@ def test_a_cpu_build_of_pytorch_is_framework_without_rocm(tmp_path: Path) -> Non
     assert [d.diagnosis_id for d in rb.diagnoses][:1] == ["framework-without-rocm"]
     assert any("2.5.1+cpu" in e for e in rb.diagnoses[0].evidence)
     assert any("/ticket/env.txt:2: PyTorch version: 2.5.1+cpu" in e for e in step.check.evidence)
+
+
+def test_without_a_report_the_job_log_is_read_for_it(tmp_path: Path) -> None:
+    """A ticket that pasted collect_env into its job log (no separate report): the same statement is read."""
+    files = {"files/ticket/job.log": sample("collect-env-vllm-10150-rx7900xtx.txt")}
+    _, support = triage_bundle_step(tmp_path, files, "gpu-not-visible", "gpu_support", vars={"log": "/ticket/job.log"})
+    assert support.check.state == State.PASS and "gfx1100" in support.check.message
+    assert any("ROCM used to build PyTorch: 6.1.40091-a8dbc0c19" in e for e in support.check.evidence)

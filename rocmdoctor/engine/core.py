@@ -98,8 +98,8 @@ EXPLAIN_LOG = "/ticket/explain.log"
 
 
 def explain_report(text: str, paths: tuple[str, ...] = ()) -> TriageReport:
-    """The text as a ticket's triage reads it: a bundle holding it as the job log and as the
-    kernel log, triaged with every runbook and no node behind it. `explain` ranks its causes
+    """The text as a ticket's triage reads it: a bundle holding it as the job log, the ticket's report and
+    the kernel log, triaged with every runbook and no node behind it. `explain` ranks its causes
     from this report, so a line means the same in `explain`, in `--log` and in a triage of a
     bundle or node that holds it: one reading path, decided in one place (the runbooks and
     the signature catalogue), not a second matcher."""
@@ -109,6 +109,8 @@ def explain_report(text: str, paths: tuple[str, ...] = ()) -> TriageReport:
 
     data = text.encode("utf-8", errors="replace")
     bundle = Bundle(members={f"files{EXPLAIN_LOG}": data, "commands/dmesg/stdout": data}, source="<explain>")
-    plan = cached_plan(paths, (), {"log": EXPLAIN_LOG})
+    # the same text is also read as the ticket's report: a pasted issue form or collect_env states the GPU,
+    # release, OS and kernel (parser stated_env), as `--report` does in a triage
+    plan = cached_plan(paths, (), {"log": EXPLAIN_LOG, "report": EXPLAIN_LOG})
     with ReplayTransport(bundle) as transport:
         return run_triage(transport, plan, target="explain", fix=False, approver=decline_all)
