@@ -90,9 +90,10 @@ def evaluate_check(check: CheckDef, evidence: dict[str, Evidence], vars: dict[st
     if missing_vars:  # its gathers may not even resolve without the variable
         return CheckResult(check.id, check.title, State.SKIPPED,
                            f"not applicable: set --var {missing_vars[0]}=... to run this check", (), {}, ())
-    # a ticket-only gather a bundle lacks is not a source (a live node never asks for it either)
+    # ticket-only gathers are not default sources: a live node never asks for them, and a check reads the same
+    # way from a node and from its capture (rules that use one name it in their own evidence)
     sources = tuple(ev.source for g in check.gathers if (ev := evidence.get(resolve_gather(g, vars).key))
-                    and (ev.ok or not g.ticket))
+                    and not g.ticket)
     scope: dict[str, Any] = {"vars": vars, "ev": {}, "previous": previous}
     try:
         if check.data:
