@@ -144,6 +144,9 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
         end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
         agents.append(_parse_agent(int(m.group(1)), text[m.end():end]))
     rock = re.search(r"^ROCk module (?:version \S+ )?is (NOT )?loaded", text, re.MULTILINE)
+    # rocminfo asked lsmod and the shell had none (a container image without kmod: "sh: 1: lsmod: not found"):
+    # its "NOT loaded" is then no reading of the driver at all
+    no_lsmod = re.search(r"^(?:sh|bash): (?:\d+: )?lsmod: (?:command )?not found", text, re.MULTILINE)
     # rocminfo's own group check (getgrouplist on the user's name: the group database, not the groups the
     # running process holds): "peastman is member of render group"
     member = re.search(r"^(\S+) is member of \"?([\w.-]+)\"? group", text, re.MULTILINE)
@@ -158,7 +161,7 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
             status = named.group(1) if named else _HSA_STATUS.get(int(code.group(1)), f"HSA status {code.group(1)}")
             break
     return {
-        "rock_loaded": None if rock is None else rock.group(1) is None,
+        "rock_loaded": None if rock is None or (no_lsmod and rock.group(1)) else rock.group(1) is None,
         "runtime_version": runtime.group(1) if runtime else None,
         "agents": agents,
         # a paste trimmed above "Device Type" still names a GPU agent by its LLVM target (CPU agents carry the

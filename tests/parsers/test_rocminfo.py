@@ -123,3 +123,13 @@ def test_its_own_group_check_that_found_the_user_in_the_group():
     assert out["group_member"] == {"user": "peastman", "group": "render"}
     assert out["errors"] == ["Unable to open /dev/kfd read-write: Permission denied"]
     assert parse((FIX / "mi300x-x4.txt").read_text())["group_member"] is None
+
+
+def test_not_loaded_said_without_lsmod_is_no_reading():
+    """rocminfo in a container image without kmod: the shell's "lsmod: not found" comes first, so its "ROCk module is
+    NOT loaded" says nothing of the driver. Verbatim from ROCm/ROCm-docker#65 (in the corpus, container-mount-failure)."""
+    text = (Path(__file__).resolve().parents[1] / "incidents/container-mount-failure"
+            / "debian-radeon-vii-docker-rocminfo-no-gpu-until-privileged/bundle/commands/rocminfo/stdout").read_text()
+    assert text.startswith("sh: 1: lsmod: not found\nROCk module is NOT loaded")
+    assert parse(text)["rock_loaded"] is None
+    assert parse("ROCk module is NOT loaded, possibly no GPU devices\n")["rock_loaded"] is False
