@@ -216,9 +216,8 @@ def parse_stated_env(text: str) -> dict[str, Any]:
             r"(?m)^CUDA used to build PyTorch: (?:N/A|None)$", text)
         flavor = ("rocm" if local.startswith("rocm") or build else "cpu" if local.startswith("cpu") or neither
                   else "cuda" if local.startswith("cu") or cuda else None)
-        gpu_line = got.get("torch_gpu", [(0, "", "")])[0]
+        available = got.get("torch_gpu", [(0, "", "")])[0][2].lower()
         torch = {**_at(lineno, line, "torch", value), "version": value, "rocm_build": build or None,
                  "hip_runtime": hip or None, "flavor": flavor,
-                 "gpu_available": {"true": True, "false": False}.get(gpu_line[2].lower()),
-                 "gpu_available_line": gpu_line[1].strip() or None, "gpu_available_lineno": gpu_line[0] or None}
+                 "gpu_available": {"true": True, "false": False}.get(available)}
     return {"gpus": gpus, "rocm": rocm, "os": os_, "kernel": kernel, "wsl": wsl, "torch": torch, "form": bool(form)}
