@@ -189,7 +189,9 @@ def test_no_gpu_node_is_quiet(tmp_path: Path) -> None:
     s = steps(report)
     assert s["gpus"].state == State.PASS
     assert s["platform"].state == State.PASS and s["platform"].check.message.startswith("not WSL")
-    assert all(v.state == State.SKIPPED for k, v in s.items() if k not in ("gpus", "platform"))
+    # a bare-metal node without a GPU is no virtual machine missing its GPU
+    assert s["vm"].state == State.PASS and not s["vm"].check.outputs["vm"]
+    assert all(v.state == State.SKIPPED for k, v in s.items() if k not in ("gpus", "platform", "vm"))
     assert report.exit_status == ExitStatus.OK and diagnoses(report) == {}
 
 
