@@ -48,10 +48,11 @@ def pci_gpu_targets(vendors: Any, classes: Any, devices: Any, lspci: Any, table:
     return out
 
 
-def gpu_targets(nodes: Any, rocminfo: Any, static: Any = None) -> list[dict[str, Any]]:
+def gpu_targets(nodes: Any, rocminfo: Any, static: Any = None, pci_table: Any = None) -> list[dict[str, Any]]:
     """The GPUs above the driver, `[{gfx, name, at, from}]` in HIP's order: the KFD topology's GPU nodes
     (`kfd_node` parser, natural order of node numbers), else rocminfo's GPU agents, else amd-smi static's
-    rows; feature suffixes (gfx90a:sramecc+:xnack-) dropped."""
+    rows; feature suffixes (gfx90a:sramecc+:xnack-) dropped. A rocminfo agent pasted without its ISA lines
+    still names its PCI device id ("Chip ID"), which `pci_table` (data amd_pci_targets) turns into a target."""
     def num(path: str) -> tuple[int, str]:
         m = re.search(r"/nodes/(\d+)/", path)
         return (int(m.group(1)) if m else 0, path)
@@ -60,7 +61,15 @@ def gpu_targets(nodes: Any, rocminfo: Any, static: Any = None) -> list[dict[str,
     if kfd:
         return [{"gfx": p["gfx"], "name": p.get("name") or p["gfx"], "at": p.get("bdf") or "a KFD node",
                  "from": "KFD topology"} for p in kfd]
-    agents = [a for a in (dict(rocminfo or {}).get("gpu_agents") or []) if (a.get("gfx") or "").split(":")[0]]
+    table = dict(pci_table or {})
+    agents = []
+    for a in dict(rocminfo or {}).get("gpu_agents") or []:
+        row = table.get(f"{a.get('chip_id') or 0:04x}") or {}
+        if not (a.get("gfx") or "").split(":")[0] and row.get("target"):
+            a = {**a, "gfx": row["target"], "marketing_name": a.get("marketing_name") or row.get("name"),
+                 "agent": f"{a.get('agent')} (Chip ID 0x{a['chip_id']:04x})"}
+        if (a.get("gfx") or "").split(":")[0]:
+            agents.append(a)
     if agents:
         return [{"gfx": a["gfx"].split(":")[0], "name": a.get("marketing_name") or a["gfx"],
                  "at": a.get("pci_bus") or f"agent {a.get('agent')}", "from": "rocminfo"} for a in agents]

@@ -63,6 +63,8 @@ _STATUS_CODE = re.compile(r"\bCall returned (\d+)\s*$")
 _WSL = re.compile(r"^WSL environment detected\.|^hsa api call failure at: \S*/sources/wsl/|^\S+: \S*/sources/wsl/\S+: ", re.MULTILINE)
 _AGENT = re.compile(r"^\*{7}\s*\n^Agent (\d+)\s*\n^\*{7}\s*$", re.MULTILINE)
 _FIELD = re.compile(r"^(\s*)([^:\n]+?):\s*(.*?)\s*$")
+# two of an agent's own fields, indented as rocminfo indents them: an agent block pasted without its banner
+_FRAGMENT = re.compile(r"^  (?:Device Type|Chip ID|Compute Unit|BDFID):[ \t]+\S", re.MULTILINE)
 
 
 def _int_prefix(value: str | None) -> int | None:
@@ -143,6 +145,11 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
     for i, m in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
         agents.append(_parse_agent(int(m.group(1)), text[m.end():end]))
+    if not starts and len(_FRAGMENT.findall(text)) >= 2:
+        # a ticket's paste of one agent's lines without its "Agent N" banner (microsoft/onnxruntime#12662's
+        # Vega 10 block from "Marketing Name:" on, RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2454's
+        # RX 570 from "Float Round Mode:" on): one agent all the same, numbered 0
+        agents.append(_parse_agent(0, text))
     rock = re.search(r"^ROCk module (?:version \S+ )?is (NOT )?loaded", text, re.MULTILINE)
     # rocminfo asked lsmod and the shell had none (a container image without kmod: "sh: 1: lsmod: not found"):
     # its "NOT loaded" is then no reading of the driver at all

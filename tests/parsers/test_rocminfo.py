@@ -133,3 +133,18 @@ def test_not_loaded_said_without_lsmod_is_no_reading():
     assert text.startswith("sh: 1: lsmod: not found\nROCk module is NOT loaded")
     assert parse(text)["rock_loaded"] is None
     assert parse("ROCk module is NOT loaded, possibly no GPU devices\n")["rock_loaded"] is False
+
+
+@pytest.mark.parametrize("name, chip, cus", [("agent-fragment-rx570.txt", 0x67DF, 32),
+                                              ("agent-fragment-vega10.txt", 0x687F, 56)])
+def test_an_agent_pasted_without_its_banner_is_one_gpu_agent(name: str, chip: int, cus: int) -> None:
+    r = parse((FIX / name).read_text())
+    assert len(r["agents"]) == 1 and r["gpu_agents"] == r["agents"]
+    agent = r["gpu_agents"][0]
+    assert agent["device_type"] == "GPU" and agent["chip_id"] == chip and agent["compute_units"] == cus
+    assert agent["gfx"] is None     # the ISA lines were not pasted: the Chip ID is what names the target
+
+
+def test_one_stray_field_line_is_not_an_agent() -> None:
+    with pytest.raises(ParseError):
+        parse("  Device Type:             GPU\n")
