@@ -66,8 +66,7 @@ def gpu_targets(nodes: Any, rocminfo: Any, static: Any = None, pci_table: Any = 
     for a in dict(rocminfo or {}).get("gpu_agents") or []:
         row = table.get(f"{a.get('chip_id') or 0:04x}") or {}
         if not (a.get("gfx") or "").split(":")[0] and row.get("target"):
-            a = {**a, "gfx": row["target"], "marketing_name": a.get("marketing_name") or row.get("name"),
-                 "agent": f"{a.get('agent')} (Chip ID 0x{a['chip_id']:04x})"}
+            a = {**a, "gfx": row["target"], "marketing_name": a.get("marketing_name") or row.get("name")}
         if (a.get("gfx") or "").split(":")[0]:
             agents.append(a)
     if agents:

@@ -134,7 +134,8 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
     `done`: the `*** Done ***` trailer was printed; `wsl`: the WSL build ran (its
     `WSL environment detected.` line, or a failure in its `sources/wsl/` tree); `hsa_status`:
     the HSA status a failure returned (`HSA_STATUS_ERROR_OUT_OF_RESOURCES`, also for the
-    numeric `Call returned 4104` of ROCm 2.x), or None; `group_member`: `{user, group}` from its
+    numeric `Call returned 4104` of ROCm 2.x), or None; one agent's block pasted without its `Agent N`
+    banner is read as agent 0; `group_member`: `{user, group}` from its
     "<user> is member of <group> group" line, or None. Empty text gives empty lists.
     Raises ParseError on text that is none of these.
     """
