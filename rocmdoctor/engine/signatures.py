@@ -236,9 +236,11 @@ KERNEL_LOGS = ("command:dmesg", "command:journalctl -k -b --no-pager")
 #: with the node's context, which a signature lacks (root refused is not a group problem).
 ROCMINFO = "command:rocminfo"
 ROCMINFO_FAMILIES = ("hsa", "loader")   # the runtime's status, and the loader's errors rocminfo prints when it cannot start
-#: the runtime tools' own output the probe reads, and the families of their status lines (rocminfo's
-#: runtime and loader errors; clinfo's OpenCL ICD loader errors)
-TOOL_OUTPUTS = ((ROCMINFO, ROCMINFO_FAMILIES), ("command:clinfo", ("opencl",)))
+#: the runtime tools' own output the probe reads, and the families of their status lines: rocminfo's
+#: runtime and loader errors; clinfo's OpenCL ICD loader errors and, since ROCm's OpenCL runs on ROCr,
+#: the same runtime and loader lines (ROCr's "HSA Error: Incompatible kernel and userspace" goes to any
+#: ROCr program's stderr, amd_topology.cpp)
+TOOL_OUTPUTS = ((ROCMINFO, ROCMINFO_FAMILIES), ("command:clinfo", ("opencl", *ROCMINFO_FAMILIES)))
 #: the signature families matched against what the probe itself reads, with no job log given
 NODE_TEXT_FAMILIES = ("kernel", *(f for _, families in TOOL_OUTPUTS for f in families))
 
