@@ -210,3 +210,16 @@ def test_clinfos_own_icd_loader_error_is_read_without_a_job_log(tmp_path: Path) 
     assert d["diagnosis_id"] == "opencl-icd-not-registered"
     assert any("clGetPlatformIDs(-1001)" in e for e in d["evidence"])
     assert any("CL_PLATFORM_NOT_FOUND_KHR" in e for e in d["evidence"])   # the code, named from cl_ext.h
+
+
+def test_rocrs_own_lines_in_clinfos_output_are_read_like_rocminfos(tmp_path: Path) -> None:
+    # ROCm's OpenCL runs on ROCr, so ROCr's stderr lines land in clinfo's output: the first line of the clinfo
+    # pasted in NixOS/nixpkgs#128078 (ROCm 4.1 user space on a kernel without the gfx906 SRAM ECC report)
+    b = _bundle(tmp_path, {})
+    (b / "commands" / "clinfo").mkdir()
+    line = "HSA Error:  Incompatible kernel and userspace, Device 66af disabled. Upgrade amdgpu."
+    (b / "commands" / "clinfo" / "stdout").write_text(f"{line}\nNumber of platforms                               1\n")
+    _, report = _triage("--from", str(b))   # every runbook: gpu-not-visible's checks read clinfo
+    d = _runbook(report, "kernel-driver-mismatch")["diagnoses"][0]
+    assert d["diagnosis_id"] == "userspace-driver-mismatch"
+    assert any(line in e for e in d["evidence"])
