@@ -28,6 +28,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from rocmdoctor.catalog.gpu_facts import (gpu_targets, last_listed, pci_gpu_targets, rocm_release, stated_gpu_targets,
                                           stated_release, version_key)
 from rocmdoctor.catalog.known_bugs import amdgpu_oops, kernel_fix_status, known_bug_matches
+from rocmdoctor.catalog.package_facts import rocm_package_releases
 from rocmdoctor.errors import ExpressionError  # noqa: F401  (raised here; defined light for the compiler)
 
 
@@ -189,6 +190,7 @@ FILTERS = {
     "pci_gpu_targets": pci_gpu_targets,
     "gpu_targets": gpu_targets,
     "rocm_release": rocm_release,
+    "rocm_package_releases": rocm_package_releases,
     "stated_release": stated_release,
     "stated_gpu_targets": stated_gpu_targets,
     "last_listed": last_listed,
