@@ -132,3 +132,33 @@ def test_a_kernel_bug_in_an_amdgpu_dkms_source_file_names_the_file() -> None:
     assert oops is not None
     assert (oops["kind"], oops["site"], oops["file"]) == (
         "kernel BUG", "svm_migrate_copy_to_vram.isra.18", "/tmp/amd.2l5fjPEG/amd/amdgpu/amdgpu_res_cursor.h:65")
+
+
+def test_a_crash_in_a_drm_helper_amdgpu_called_is_amdgpus_oops() -> None:
+    # amd-gfx, 2021: clinfo freeing a KFD BO that amdgpu made without GEM functions; RIP in drm's helper,
+    # the first reliable frame (after two '? ' guesses) amdgpu's ioctl
+    from rocmdoctor.catalog.known_bugs import amdgpu_oops
+
+    log = (CORPUS / "gpu-hardware-fault" / "celadon-rn-clinfo-kfd-free-bo-null-gem-funcs" / "bundle" / "commands"
+           / "dmesg" / "stdout").read_text()
+    oops = amdgpu_oops(log)
+    assert oops is not None
+    assert (oops["site"], oops["module"]) == ("drm_gem_object_free called from kfd_ioctl_free_memory_of_gpu", "amdgpu")
+    assert oops["lines"][1].endswith("RIP: 0010:drm_gem_object_free+0xc/0x22 [drm]")
+    # a drm helper whose caller is not amdgpu (the i915 fixture) stays another driver's oops
+    assert amdgpu_oops(I915) is None
+
+
+def test_a_shared_driver_caller_is_not_the_known_bug_when_the_crash_is_elsewhere(tmp_path: Path) -> None:
+    # amd-gfx, 2021 (kernel 5.11): its trace goes through amdgpu_amdkfd_gpuvm_alloc_memory_of_gpu and
+    # kfd_ioctl like CVE-2026-31765's, which crashed in __mutex_lock; this one crashed in
+    # amdgpu_ttm_backend_unbind, so it is not that bug, and its oops is read as the driver's own
+    from rocmdoctor.catalog.known_bugs import known_bug_matches
+
+    log = (CORPUS / "gpu-hardware-fault" / "x99-kfdtest-userptr-unbind-null-deref-after-leak-fix" / "bundle"
+           / "commands" / "dmesg" / "stdout").read_text()
+    assert known_bug_matches(log, load_data("amdgpu_fixed_bugs")["regressions"]) == []
+    _, step = _step(tmp_path, log, None)
+    assert step.state == State.WARN
+    assert "amdgpu_ttm_backend_unbind in module amdgpu" in step.check.message
+    assert "5.11.0-kfd-fkuehlin" in step.check.message

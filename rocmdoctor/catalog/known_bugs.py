@@ -57,6 +57,16 @@ def _site(entry_lines: list[str]) -> str | None:
     return next((f for f in frames if DRIVER_FRAME.search(f)), crash or (frames[0] if frames else None))
 
 
+def _crash(entry_lines: list[str]) -> str | None:
+    """Where a bug's quoted trace stopped when that is not the driver's own code (the RIP line's function, else
+    the first frame), or None when it stopped in the driver."""
+    at = (_CRASH_AT.match(x.strip()) for x in entry_lines)
+    crash = next((m.group("sym") or m.group("wsym") or m.group("ksym") for m in at if m), None)
+    if crash is None:
+        crash = next((m.group("sym") for m in (_FRAME.match(x.strip()) for x in entry_lines) if m), None)
+    return crash if crash and not DRIVER_FRAME.search(crash) else None
+
+
 def known_bug_matches(text: Any, entries: Any) -> list[dict[str, Any]]:
     """The entries whose lines `text` (a kernel log) shows: the bug's crash site (`_site`) and
     at least three of its lines in all (every line where it quotes fewer); an entry without a trace (a
@@ -70,8 +80,11 @@ def known_bug_matches(text: Any, entries: Any) -> list[dict[str, Any]]:
         keys = [k for k in (_key(x) for x in quoted) if k]
         site = _site(quoted)
         found = [k for k, _ in keys if k in log]
+        # a bug that crashed in a generic kernel function (__mutex_lock) is known by that function with its
+        # driver caller: the caller alone is on the way to many other crashes (an oops elsewhere in the same ioctl)
+        crash = _crash(quoted)
         if site is not None:
-            enough = site in log and len(found) >= min(3, len(keys))
+            enough = site in log and len(found) >= min(3, len(keys)) and (crash is None or crash in log)
         else:
             specific = [k for k, _ in keys if not _GENERIC.match(k)]
             enough = bool(specific) and all(k in log for k in specific)
@@ -124,6 +137,28 @@ _OOPS_RIP = re.compile(r"RIP: [0-9a-f]{4}:(?P<sym>[A-Za-z_][\w.]{0,120})\+0x[0-9
                        r"\[(?P<module>amdgpu|amdkfd|amdttm|amdkcl|amd_sched|amdxcp|amddrm\w{0,30})\]")
 _AMD_SOURCE = re.compile(r"(?:^|/)(?:drivers/gpu/drm/)?amd/(?:amdgpu|amdkfd|display|pm|amdkcl)/")
 _OOPS_WINDOW = 40   # lines from an oops header to its RIP line (registers, Code:, taint line in between)
+# a crash in a DRM core helper the driver called (drm_gem_object_free on a BO amdgpu created without its
+# GEM functions): the helper is where it stopped, the driver's call is what the trace blames
+_CORE_RIP = re.compile(r"RIP: [0-9a-f]{4}:(?P<sym>[A-Za-z_][\w.]{0,120})\+0x[0-9a-f]+/0x[0-9a-f]+ "
+                       r"\[(?P<module>drm|ttm|drm_kms_helper|drm_ttm_helper|gpu_sched|drm_exec|drm_buddy)\]")
+# a call-trace frame; "? " marks one the unwinder only guessed (arch/x86/kernel/dumpstack.c printk_stack_address)
+_TRACE_FRAME = re.compile(r"^\s*(?:\[[\s\d.]+\]\s*)?(?P<guess>\? )?(?P<sym>[A-Za-z_][\w.]{0,120})\+0x[0-9a-f]+/0x[0-9a-f]+"
+                    r"(?: \[(?P<module>\w+)\])?")
+_AMD_MODULE = re.compile(r"^(?:amdgpu|amdkfd|amdttm|amdkcl|amd_sched|amdxcp|amddrm\w{0,30})$")
+
+
+def _amd_caller(lines: list[str]) -> tuple[str, str] | None:
+    """The first reliable frame of the oops's call trace, when it is in an amdgpu-family module."""
+    seen_trace = False
+    for line in lines:
+        if "Call Trace:" in line:
+            seen_trace = True
+            continue
+        m = _TRACE_FRAME.match(line) if seen_trace else None
+        if m is None or m["guess"]:
+            continue
+        return (m["sym"], m["module"]) if m["module"] and _AMD_MODULE.match(m["module"]) else None
+    return None
 
 
 def amdgpu_oops(text: Any) -> dict[str, Any] | None:
@@ -146,6 +181,12 @@ def amdgpu_oops(text: Any) -> dict[str, Any] | None:
                 site = rip.group("sym") if rip else bug_file
                 return {"kind": kind, "site": site, "module": rip.group("module") if rip else "amdgpu",
                         "file": bug_file, "lines": [line.strip(), follow.strip()]}
+            core = _CORE_RIP.search(follow)
+            caller = _amd_caller(lines[i + 1:i + 1 + 2 * _OOPS_WINDOW]) if core else None
+            if core and caller:
+                return {"kind": head.group("kind").removeprefix("BUG: "),
+                        "site": f"{core.group('sym')} called from {caller[0]}", "module": caller[1],
+                        "file": None, "lines": [line.strip(), follow.strip()]}
             if "RIP: " in follow:
                 break   # this oops crashed elsewhere
     return None
