@@ -131,3 +131,29 @@ def test_supported_gpu_lists_name_their_source_and_quote_it() -> None:
         assert rel["source"] in ids and rel.get("quote"), key
         for gfx in (*rel.get("gfx", []), *(rel.get("deprecated") or []), *(rel.get("unsupported") or [])):
             assert re.fullmatch(r"gfx[0-9a-f]{3,4}", gfx), (key, gfx)
+
+
+def test_a_data_file_is_parsed_once_per_version_and_reread_when_it_changes(tmp_path, monkeypatch) -> None:
+    import os
+
+    from rocmdoctor.catalog import datafiles
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(datafiles, "DATA_DIR", tmp_path / "data")
+    (tmp_path / "data").mkdir()
+    f = tmp_path / "data" / "t.yaml"
+    f.write_text("sources: [{url: https://example.invalid/a}]\nvalue: 1\n")
+    datafiles.load_data.cache_clear()
+    try:
+        assert datafiles.load_data("t")["value"] == 1
+        assert len(list((tmp_path / "cache" / "rocmdoctor" / "data").glob("t-*.pickle"))) == 1
+        f.write_text("sources: [{url: https://example.invalid/a}]\nvalue: 22\n")
+        os.utime(f, ns=(f.stat().st_atime_ns, f.stat().st_mtime_ns + 1_000_000_000))
+        datafiles.load_data.cache_clear()
+        assert datafiles.load_data("t")["value"] == 22       # a new version of the file is parsed again
+        f.write_text("value: 3\n")                            # and still held to its `sources:`
+        datafiles.load_data.cache_clear()
+        with pytest.raises(datafiles.DataFileError, match="sources"):
+            datafiles.load_data("t")
+    finally:
+        datafiles.load_data.cache_clear()

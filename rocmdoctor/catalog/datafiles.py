@@ -31,18 +31,67 @@ def data_names() -> tuple[str, ...]:
 def load_data(name: str) -> dict[str, Any]:
     """The parsed data file `name`; it must be a mapping with a non-empty `sources` list,
     so every fact a verdict rests on can be traced to where it came from."""
-    import yaml
-
     path = DATA_DIR / f"{name}.yaml"
     try:
-        # libyaml's loader where PyYAML has it: the status-code tables are read on every triage
-        # that matches text, and the pure-Python loader takes ~0.25 s for them (benchmarks/signatures_bench.py)
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader
+        st = path.stat()
     except FileNotFoundError:
         raise DataFileError(f"no data file '{name}' (known: {', '.join(data_names()) or 'none'})") from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+    except OSError as exc:
         raise DataFileError(f"data file {path}: {exc}") from None
+    # parsed once per file version and kept in the cache dir beside the compiled catalog: even libyaml
+    # takes ~0.1 s for the tables a triage reads (benchmarks/cli_bench.py), a pickle a few ms
+    cached = _cache_path(name, st.st_mtime_ns, st.st_size)
+    doc = _read_cached(cached)
+    if doc is None:
+        doc = _parse(path)
+        _write_cached(cached, doc)
     if not isinstance(doc, dict) or not doc.get("sources"):
         raise DataFileError(f"data file {path}: must be a mapping with a non-empty `sources:` list")
     return doc
+
+
+def _parse(path: Path) -> Any:
+    import yaml
+
+    try:
+        # libyaml's loader where PyYAML has it: the pure-Python loader takes ~0.25 s for the status-code tables
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise DataFileError(f"data file {path}: {exc}") from None
+
+
+def _cache_path(name: str, mtime_ns: int, size: int) -> Path | None:
+    from rocmdoctor.paths import cache_dir
+
+    try:
+        return cache_dir() / "data" / f"{name}-{mtime_ns}-{size}.pickle"
+    except OSError:
+        return None
+
+
+def _read_cached(cached: Path | None) -> dict[str, Any] | None:
+    import pickle
+
+    if cached is None:
+        return None
+    try:
+        doc = pickle.loads(cached.read_bytes())
+    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _write_cached(cached: Path | None, doc: Any) -> None:
+    import os
+    import pickle
+
+    if cached is None:
+        return
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(doc))
+        tmp.replace(cached)
+    except OSError:
+        pass
