@@ -83,15 +83,14 @@ def _read_cached(cached: Path | None) -> dict[str, Any] | None:
 
 
 def _write_cached(cached: Path | None, doc: Any) -> None:
-    import os
     import pickle
+
+    from rocmdoctor.fileio import write_atomic
 
     if cached is None:
         return
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(pickle.dumps(doc))
-        tmp.replace(cached)
+        write_atomic(cached, pickle.dumps(doc))
     except OSError:
         pass

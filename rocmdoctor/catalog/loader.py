@@ -139,10 +139,10 @@ def load_catalog(extra: Iterable[str | Path] = ()) -> Catalog:
     catalog = _load(check_dirs, runbook_dirs, signature_dirs)
     _memo[key] = catalog
     try:
+        from rocmdoctor.fileio import write_atomic
+
         cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(pickle.dumps(catalog))
-        tmp.replace(cached)
+        write_atomic(cached, pickle.dumps(catalog))
     except OSError:
         pass
     return catalog
