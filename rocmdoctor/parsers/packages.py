@@ -57,7 +57,8 @@ def parse_packages(text: str) -> list[dict[str, Any]]:
     """Installed packages from dpkg-query -W, dpkg -l, apt list --installed or rpm -qa output.
 
     Returns `[{name, version, release, line}]` in listing order (`release`: the ROCm release the
-    version names, or None); `dpkg -l` rows count only when installed (`ii`, `hi`, `iU`...).
+    version names, or None); `dpkg -l` rows count only when the second letter, the current state, is `i`
+    (`ii`, `hi`), not a removed package's `rc` or a half-installed `iU`.
     """
     out = []
     for raw in text.splitlines():
