@@ -45,25 +45,31 @@ _CRASH_AT = re.compile(r"^RIP: [0-9a-f]{4}:(?P<sym>[A-Za-z_][\w.]*)\+0x|^WARNING
                        r"|^BUG: KASAN: [\w-]+ in (?P<ksym>[A-Za-z_][\w.]*)\+0x")
 
 
-def _site(entry_lines: list[str]) -> str | None:
-    """The function a bug is known by: where it crashed or warned (the RIP line, "WARNING: ... at
-    file:line func+0x..", KASAN's "BUG: KASAN: ... in func+0x..") when that is the driver's own code, else the
-    first driver frame of its trace."""
+def _crash_at(entry_lines: list[str]) -> str | None:
+    """The function a quoted trace names as where it crashed or warned (the RIP line, "WARNING: ... at
+    file:line func+0x..", KASAN's "BUG: KASAN: ... in func+0x.."), or None."""
     at = (_CRASH_AT.match(x.strip()) for x in entry_lines)
-    crash = next((m.group("sym") or m.group("wsym") or m.group("ksym") for m in at if m), None)
+    return next((m.group("sym") or m.group("wsym") or m.group("ksym") for m in at if m), None)
+
+
+def _frames(entry_lines: list[str]) -> list[str]:
+    return [m.group("sym") for m in (_FRAME.match(x.strip()) for x in entry_lines) if m]
+
+
+def _site(entry_lines: list[str]) -> str | None:
+    """The function a bug is known by: where it crashed or warned when that is the driver's own code, else the
+    first driver frame of its trace."""
+    crash = _crash_at(entry_lines)
     if crash and DRIVER_FRAME.search(crash):
         return crash
-    frames = [m.group("sym") for m in (_FRAME.match(x.strip()) for x in entry_lines) if m]
+    frames = _frames(entry_lines)
     return next((f for f in frames if DRIVER_FRAME.search(f)), crash or (frames[0] if frames else None))
 
 
 def _crash(entry_lines: list[str]) -> str | None:
-    """Where a bug's quoted trace stopped when that is not the driver's own code (the RIP line's function, else
+    """Where a bug's quoted trace stopped when that is not the driver's own code (the crash line's function, else
     the first frame), or None when it stopped in the driver."""
-    at = (_CRASH_AT.match(x.strip()) for x in entry_lines)
-    crash = next((m.group("sym") or m.group("wsym") or m.group("ksym") for m in at if m), None)
-    if crash is None:
-        crash = next((m.group("sym") for m in (_FRAME.match(x.strip()) for x in entry_lines) if m), None)
+    crash = _crash_at(entry_lines) or next(iter(_frames(entry_lines)), None)
     return crash if crash and not DRIVER_FRAME.search(crash) else None
 
 
@@ -142,8 +148,8 @@ _OOPS_WINDOW = 40   # lines from an oops header to its RIP line (registers, Code
 _CORE_RIP = re.compile(r"RIP: [0-9a-f]{4}:(?P<sym>[A-Za-z_][\w.]{0,120})\+0x[0-9a-f]+/0x[0-9a-f]+ "
                        r"\[(?P<module>drm|ttm|drm_kms_helper|drm_ttm_helper|gpu_sched|drm_exec|drm_buddy)\]")
 # a call-trace frame; "? " marks one the unwinder only guessed (arch/x86/kernel/dumpstack.c printk_stack_address)
-_TRACE_FRAME = re.compile(r"^\s*(?:\[[\s\d.]+\]\s*)?(?P<guess>\? )?(?P<sym>[A-Za-z_][\w.]{0,120})\+0x[0-9a-f]+/0x[0-9a-f]+"
-                    r"(?: \[(?P<module>\w+)\])?")
+_TRACE_FRAME = re.compile(r"^\s*(?:\[[\s\d.]+\]\s*)?(?P<guess>\? )?(?P<sym>[A-Za-z_][\w.]{0,120})"
+                          r"\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[(?P<module>\w+)\])?")
 _AMD_MODULE = re.compile(r"^(?:amdgpu|amdkfd|amdttm|amdkcl|amd_sched|amdxcp|amddrm\w{0,30})$")
 
 
