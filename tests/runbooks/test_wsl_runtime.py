@@ -77,3 +77,28 @@ def test_a_working_wsl_rocminfo_passes_and_is_not_called_unsupported() -> None:
     assert s["rocminfo"].check.message == "rocminfo runs under WSL (through the Windows driver) and lists 1 GPU agent(s)"
     assert "wsl-gpu-not-supported" not in diagnoses(report)
     assert report.exit_status != ExitStatus.CRITICAL
+
+
+def test_a_tickets_log_naming_a_wsl_kernel_tells_wsl() -> None:
+    """A ticket with only a console log: modprobe names /lib/modules/<release>, Microsoft's WSL kernel
+    (harakas/amd_igpu_yolo_v8#1, the corpus case), so "ROCk module is NOT loaded" is WSL, not a missing driver."""
+    case = INCIDENTS / "amd-igpu-yolo-docker-wsl2-rock-not-loaded" / "bundle"
+    report = triage_target(TriageRequest(target="", bundle=str(case), runbooks=(RUNBOOK,),
+                                         vars={"log": "/ticket/console.log"}))
+    s = steps(report)
+    assert s["platform"].state == State.WARN
+    assert "the ticket's log names the kernel 5.15.133.1-microsoft-standard-WSL2" in s["platform"].check.message
+    assert ("/ticket/console.log: modprobe: FATAL: Module amdgpu not found in directory "
+            "/lib/modules/5.15.133.1-microsoft-standard-WSL2") in evidence(s["platform"])
+    first = report.runbooks[0].diagnoses[0]
+    assert first.diagnosis_id == "wsl-no-amdgpu", [d.diagnosis_id for d in report.runbooks[0].diagnoses]
+
+
+def test_a_native_kernel_in_a_tickets_log_is_not_wsl(tmp_path: Path) -> None:
+    log = tmp_path / "files" / "ticket" / "console.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("modprobe: FATAL: Module amdgpu not found in directory /lib/modules/6.8.0-45-generic\n")
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=(RUNBOOK,),
+                                         vars={"log": "/ticket/console.log"}))
+    assert steps(report)["platform"].state != State.WARN
+    assert "wsl-no-amdgpu" not in diagnoses(report)
