@@ -69,22 +69,12 @@ def test_a_malformed_matrix_is_unknown_with_the_reason(tmp_path: Path) -> None:
 
 def test_healthy_node_with_its_job_log_exits_ok(tmp_path: Path) -> None:
     """The Slurm epilog use: `rocmdoctor triage --log JOB.log` on a healthy node is OK (exit 0)."""
-    import subprocess
-    import sys
+    from rocmdoctor.testing.cli import captured_demo, run_cli
 
-    import tarfile
-
-    archive = tmp_path / "healthy.tar.gz"
-    cap = subprocess.run([sys.executable, "-m", "rocmdoctor", "capture", "demo:healthy-mi300x", "-o", str(archive)],
-                         capture_output=True, text=True, timeout=120)
-    assert cap.returncode == 0, cap.stderr
-    with tarfile.open(archive) as tar:
-        tar.extractall(tmp_path / "x", filter="data")
-    bundle = next((tmp_path / "x").iterdir())
+    bundle = captured_demo("healthy-mi300x", tmp_path)
     (bundle / "files" / "scratch").mkdir(parents=True)
     (bundle / "files" / "scratch" / "job.log").write_text("epoch 1 loss 0.31\nepoch 2 loss 0.27\n")
-    out = subprocess.run([sys.executable, "-m", "rocmdoctor", "triage", "--from", str(bundle), "--log", "/scratch/job.log"],
-                         capture_output=True, text=True, timeout=120)
+    out = run_cli("triage", "--from", str(bundle), "--log", "/scratch/job.log")
     assert out.returncode == 0, out.stdout[-2000:]
 
 

@@ -6,33 +6,19 @@ counters and kernel log show none (ROCm/aiter#2821: a null access with that labe
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import tarfile
 from pathlib import Path
 
 import pytest
 
+from rocmdoctor.testing.cli import captured_demo, run_cli
+
 # verbatim: ROCm/aiter#2821 (the poster elided the agent handle; the reason is on its own line)
 SRAM = "Memory access fault by GPU node-4 (Agent handle: 0x...) on address (nil).\nReason: SRAM ECC failure."
-ENV = {**os.environ, "ROCMDOCTOR_INCIDENTS_DIR": os.devnull + "/no-journal"}
 RB = "gpu-hardware-fault"
 
 
-def _rocmdoctor(*args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", *args], capture_output=True, text=True,
-                          timeout=120, env=ENV)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
-
-
 def _captured(tmp: Path, demo: str) -> Path:
-    out = tmp / f"{demo}.tar.gz"
-    assert _rocmdoctor("capture", f"demo:{demo}", "-o", str(out)).returncode == 0
-    with tarfile.open(out) as tar:
-        tar.extractall(tmp / demo, filter="data")
-    (root,) = [p for p in (tmp / demo).iterdir() if p.is_dir()]
+    root = captured_demo(demo, tmp)
     log = root / "files" / "ticket" / "job.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(SRAM + "\n")
@@ -40,7 +26,7 @@ def _captured(tmp: Path, demo: str) -> Path:
 
 
 def _first(bundle: Path) -> dict:
-    proc = _rocmdoctor("triage", "--from", str(bundle), "--runbook", RB, "--log", "/ticket/job.log", "--format", "json")
+    proc = run_cli("triage", "--from", str(bundle), "--runbook", RB, "--log", "/ticket/job.log", "--format", "json")
     (rb,) = [r for r in json.loads(proc.stdout)["runbooks"] if r["runbook_id"] == RB]
     return rb["diagnoses"][0]
 
@@ -56,6 +42,6 @@ def test_sram_ecc_reason_is_read_against_the_nodes_ras_counters(tmp_path: Path, 
 
 
 def test_explain_names_the_reason_without_a_node() -> None:
-    proc = _rocmdoctor("explain", "Reason: DRAM ECC failure.")
+    proc = run_cli("explain", "Reason: DRAM ECC failure.")
     assert proc.returncode != 2 and "gpu-hardware-fault / uncorrectable-ecc" in proc.stdout
     assert "poisoned memory" in proc.stdout

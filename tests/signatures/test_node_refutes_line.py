@@ -6,13 +6,11 @@ real case (ROCm/k8s-device-plugin#175): a GPU DaemonSet or container there is mi
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import tarfile
 from pathlib import Path
 
 import pytest
+
+from rocmdoctor.testing.cli import captured_demo, run_cli
 
 # verbatim: ROCm/k8s-device-plugin#175 (the labeller on the EPYC node without an AMD GPU)
 LABELLER = ("F0106 12:37:25.721352       1 amdgpu.go:151] amdgpu driver unavailable. exiting with exit code 2. "
@@ -20,25 +18,12 @@ LABELLER = ("F0106 12:37:25.721352       1 amdgpu.go:151] amdgpu driver unavaila
 # verbatim: l1na-forever/stable-diffusion-rocm-docker#8
 DOCKER = ('docker: Error response from daemon: error gathering device information while adding custom device '
           '"/dev/kfd": no such file or directory.')
-ENV = {**os.environ, "ROCMDOCTOR_INCIDENTS_DIR": os.devnull + "/no-journal"}
-
-
-def _rocmdoctor(*args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", *args], capture_output=True, text=True,
-                          timeout=120, env=ENV)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
 
 
 @pytest.fixture(scope="module")
 def cpu_node(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The simulated CPU-only node (no AMD function on its PCI bus) captured as a bundle."""
-    out = tmp_path_factory.mktemp("cpu") / "cpu.tar.gz"
-    assert _rocmdoctor("capture", "demo:healthy-no-gpu", "-o", str(out)).returncode == 0
-    with tarfile.open(out) as tar:
-        tar.extractall(out.parent, filter="data")
-    (root,) = [p for p in out.parent.iterdir() if p.is_dir()]
-    return root
+    return captured_demo("healthy-no-gpu", tmp_path_factory.mktemp("cpu"))
 
 
 def _with_log(bundle: Path, name: str, text: str) -> Path:
@@ -49,7 +34,7 @@ def _with_log(bundle: Path, name: str, text: str) -> Path:
 
 
 def _diagnoses(bundle: Path, log: str) -> tuple[int, dict]:
-    proc = _rocmdoctor("triage", "--from", str(bundle), "--runbook", "container-mount-failure",
+    proc = run_cli("triage", "--from", str(bundle), "--runbook", "container-mount-failure",
                        "--log", f"/ticket/{log}", "--format", "json")
     report = json.loads(proc.stdout)
     (cmf,) = [r for r in report["runbooks"] if r["runbook_id"] == "container-mount-failure"]
@@ -81,7 +66,7 @@ def test_the_pci_reading_needs_the_count_it_names(cpu_node: Path, tmp_path: Path
     """`outputs: {count: 0}` narrows the PASS: told that the node should have 8 GPUs, the PCI check
     FAILs (8 missing from the bus), nothing refutes the line, and it keeps its usual reading."""
     bundle = _with_log(cpu_node, "labeller.log", LABELLER)
-    proc = _rocmdoctor("triage", "--from", str(bundle), "--runbook", "container-mount-failure",
+    proc = run_cli("triage", "--from", str(bundle), "--runbook", "container-mount-failure",
                        "--log", "/ticket/labeller.log", "--var", "expect_gpus=8", "--format", "json")
     (cmf,) = [r for r in json.loads(proc.stdout)["runbooks"] if r["runbook_id"] == "container-mount-failure"]
     assert "host-driver-missing" in [d["diagnosis_id"] for d in cmf["diagnoses"]]
@@ -89,7 +74,7 @@ def test_the_pci_reading_needs_the_count_it_names(cpu_node: Path, tmp_path: Path
 
 
 def test_explain_lists_every_reading_a_node_could_turn_the_line_to() -> None:
-    proc = _rocmdoctor("explain", DOCKER)
+    proc = run_cli("explain", DOCKER)
     assert proc.returncode == 0
     assert "but if pci.amd_gpus passes on the node (count = 0): gpu-workload-on-non-gpu-node  [medium]" in proc.stdout
     assert "but if amdgpu.module_loaded passes on the node: docker-daemon-not-on-host  [medium]" in proc.stdout
@@ -101,7 +86,7 @@ TORCH = "RuntimeError: No HIP GPUs are available"
 
 def test_a_job_that_found_no_gpu_on_a_cpu_only_node_ran_in_the_wrong_place(cpu_node: Path) -> None:
     bundle = _with_log(cpu_node, "job.err", TORCH)
-    proc = _rocmdoctor("triage", "--from", str(bundle), "--runbook", "gpu-not-visible",
+    proc = run_cli("triage", "--from", str(bundle), "--runbook", "gpu-not-visible",
                        "--log", "/ticket/job.err", "--format", "json")
     (gnv,) = [r for r in json.loads(proc.stdout)["runbooks"] if r["runbook_id"] == "gpu-not-visible"]
     (d,) = gnv["diagnoses"]
@@ -144,7 +129,7 @@ def test_a_memory_fault_under_a_forced_isa_reads_as_the_override(tmp_path: Path,
 def test_a_reading_for_an_undecided_check_says_so() -> None:
     """A job log of flux-framework/flux-core#7807 (in the corpus): HIP found no device; a node whose env step cannot
     count the GPUs but sees a visibility variable set reads the variable as the mask."""
-    proc = _rocmdoctor("explain", "HIP ERROR: hipGetDeviceCount(&ndev) -> 100 (no ROCm-capable device is detected)")
+    proc = run_cli("explain", "HIP ERROR: hipGetDeviceCount(&ndev) -> 100 (no ROCm-capable device is detected)")
     assert proc.returncode == 0
     assert ("but if visibility.env_masks cannot decide on the node (with set_vars): visibility-variable-masks-gpus  [medium]"
             in proc.stdout)
