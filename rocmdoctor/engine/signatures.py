@@ -29,6 +29,7 @@ WINDOW = 600
 QUOTE = 300
 CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_SHELL_SAFE = re.compile(r"[A-Za-z0-9_.:/+@%=,-]{1,80}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]|\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -74,10 +75,14 @@ def _clean(line: str) -> str:
     return text if len(text) <= QUOTE else text[:QUOTE - 3] + "..."
 
 
-def _fill(template: str, groups: dict[str, str]) -> str:
-    """Our sentence with captured values inserted as text (never as a format spec)."""
+def _fill(template: str, groups: dict[str, str], shell: bool = False) -> str:
+    """Our sentence with captured values inserted as text (never as a format spec). In a command the reader
+    will paste into a shell (`shell`), a value with any character outside a plain word (a path, a version, a
+    package name) stays out: `<name>` takes its place, whatever quotes the template puts around it."""
     def value(m: re.Match[str]) -> str:
         v = groups.get(m.group(1))
+        if shell and v and not _SHELL_SAFE.fullmatch(v):
+            return f"<{m.group(1)}>"
         return _clean(v)[:80] if v else ""
 
     return _PLACEHOLDER.sub(value, template)
@@ -176,9 +181,9 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
                 first[sig.id] = SignatureMatch(
                     sig.id, sig.family, sig.runbook, sig.diagnosis, sig.confidence, sig.severity, sig.fallback,
                     _fill(sig.means, groups), source, lineno, _clean(line), 1, sig.confirm_check,
-                    tuple(_fill(c, groups) for c in sig.commands), sig.sources,
+                    tuple(_fill(c, groups, shell=True) for c in sig.commands), sig.sources,
                     {k: _clean(v)[:80] for k, v in groups.items()},
-                    tuple(replace(alt, means=_fill(alt.means, groups), commands=tuple(_fill(c, groups) for c in alt.commands))
+                    tuple(replace(alt, means=_fill(alt.means, groups), commands=tuple(_fill(c, groups, shell=True) for c in alt.commands))
                           for alt in sig.contradicted),
                     tuple(r.describe() for r in read_codes(line)), cause_of=sig.cause_of)
         return found
