@@ -85,6 +85,9 @@ class DiagnosisDef:
     #: one read-only command that settles whether this cause holds, offered when the evidence
     #: cannot decide (its step UNKNOWN); plain text, not a template
     settle: str = ""
+    #: a condition the cause arises under rather than the mechanism (the GPU is not on AMD's list for the
+    #: release): a specific reading of a log line (a non-fallback signature) goes ahead of it
+    context: bool = False
     line: int | None = None
 
 

@@ -28,7 +28,7 @@ RULE_KEYS = {"when", "state", "message", "evidence"}
 RUNBOOK_KEYS = {"id", "title", "summary", "description", "version", "vars", "steps", "diagnoses",
                 "remediations", "when_clear"}
 STEP_KEYS = {"id", "check", "title", "when"}
-DIAG_KEYS = {"id", "step", "when", "cause", "confidence", "evidence_from", "remediations", "follow_up", "settle"}
+DIAG_KEYS = {"id", "step", "when", "cause", "confidence", "evidence_from", "remediations", "follow_up", "settle", "context"}
 REM_KEYS = {"id", "title", "command", "risk", "confirm", "sudo", "timeout", "verify", "rollback",
             "approval"}
 

@@ -89,10 +89,13 @@ def parse_runbook(data: Any, path: str, checks: dict[str, CheckDef]) -> RunbookD
         for ref in rems:
             if ref not in remediations:
                 _unknown_ref(ctx, d, "remediations", ref, list(remediations), "remediation")
+        context = d.get("context", False)
+        if not isinstance(context, bool):
+            ctx.fail(d, "context", f"'context' of a diagnosis of {what} must be true or false")
         diagnoses.append(DiagnosisDef(
             id=did, step=step, when=when, cause=cause, confidence=confidence,
             evidence_from=evidence_from, remediations=rems,
-            follow_up=follow_up, settle=ctx.string(d, "settle", "diagnosis", ""), line=d.line))
+            follow_up=follow_up, settle=ctx.string(d, "settle", "diagnosis", ""), context=context, line=d.line))
 
     return RunbookDef(
         id=rid, title=ctx.string(obj, "title", what), summary=ctx.string(obj, "summary", what, ""),

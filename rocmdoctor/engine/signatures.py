@@ -358,18 +358,20 @@ def _read_against_node(m: SignatureMatch, report: RunbookReport) -> SignatureMat
                    quote_undecided="unknown" in alt.states)
 
 
-def _rank_of_line_reading(diagnoses: list[Diagnosis], m: SignatureMatch) -> int:
+def _rank_of_line_reading(diagnoses: list[Diagnosis], m: SignatureMatch, context: frozenset[str] = frozenset()) -> int:
     """Where a signature's own diagnosis goes among the runbook's: after them, except where a
     runbook diagnosis rests on the very line the signature read (its evidence quotes it, and
     nothing else) and is no surer: the catalogue's precise reading of a line then comes first; and
-    except ahead of a diagnosis the signature names the cause of (`cause_of`). A `fallback`
-    (generic) signature never goes before a runbook's own cause."""
+    except ahead of a diagnosis the signature names the cause of (`cause_of`) or one the runbook marks
+    `context` (in `context`). A `fallback` (generic) signature never goes before a runbook's own cause."""
     if m.fallback:
         return len(diagnoses)
     mine = CONFIDENCE_RANK.get(m.confidence, 9)
     for i, d in enumerate(diagnoses):
         if d.diagnosis_id in m.cause_of:
             return i
+        if d.diagnosis_id in context:
+            return i  # a condition (the GPU is off AMD's list), not what broke: the line's own cause goes first
         if d.step_id == "log":
             continue  # another signature's reading, placed already in match_text's order (the more specific first)
         quotes = [m.line in ev for ev in d.evidence]
@@ -380,7 +382,7 @@ def _rank_of_line_reading(diagnoses: list[Diagnosis], m: SignatureMatch) -> int:
 
 
 def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: list[tuple[str, str]],
-                 host: str = "<host>") -> RunbookReport:
+                 host: str = "<host>", context: frozenset[str] = frozenset()) -> RunbookReport:
     """The report with the log step first and the matches as diagnoses: a match whose
     diagnosis the runbook already made adds its quoted line to that diagnosis' evidence;
     another becomes a diagnosis of its own (after the ones node evidence made), quoting what
@@ -402,7 +404,7 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
             continue
         if m.fallback and own:
             continue
-        rank = _rank_of_line_reading(diagnoses, m)
+        rank = _rank_of_line_reading(diagnoses, m, context)
         follow = (*(f"Confirm on the node: `{c}`" for c in m.commands),
                   f"`rocmdoctor triage {host} --runbook {m.runbook}` settles it on the node.")
         quoted = (m.quote, m.context_line) if m.context_line else (m.quote,)

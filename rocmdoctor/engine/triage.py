@@ -221,7 +221,7 @@ def _evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
                                             on_step=lambda s: on_event(StepFinished(host=host, step=s)))
         report = RunbookReport(rb.id, rb.title, steps, diagnoses)
         if logs or any(m.runbook == rb.id for m in matches):
-            report = fold_matches(report, matches, logs, host)
+            report = fold_matches(report, matches, logs, host, frozenset(d.id for d in rb.diagnoses if d.context))
             on_event(StepFinished(host=host, step=report.steps[0]))
         if not report.diagnoses:
             report = _with_open_causes(rb, report)
