@@ -23,6 +23,15 @@ def test_the_parser_reads_sonames_of_each_form_and_skips_component_libraries() -
     assert [c["library"] for c in both["copies"]] == ["/usr/lib/llvm/23/lib64/libLLVM.so.23.1",
                                                       "/usr/lib/llvm/22/lib64/libLLVM.so.22.1"]
     assert parse_llvm_copies("no llvm here")["copies"] == []
+    # Fedora gdb's debuginfo hint names the packages of the loaded libraries (ROCm/clr#155)
+    hint = ("Missing rpms, try: dnf --enablerepo='*debug*' install ocl-icd-debuginfo-2.3.2-7.fc41.x86_64 "
+            "lld18-libs-debuginfo-18.1.8-6.fc41.x86_64 clang18-libs-debuginfo-18.1.8-5.fc41.x86_64 "
+            "llvm18-libs-debuginfo-18.1.8-4.fc41.x86_64 mesa-libOpenCL-debuginfo-25.0.3-2.fc41.x86_64 "
+            "clang-libs-debuginfo-19.1.7-3.fc41.x86_64")
+    rpm = parse_llvm_copies(hint)
+    assert rpm["majors"] == [18, 19]
+    assert [c["library"] for c in rpm["copies"]] == ["clang18-libs-debuginfo-18.1.8-5.fc41.x86_64",
+                                                     "clang-libs-debuginfo-19.1.7-3.fc41.x86_64"]
 
 
 def test_a_backtrace_through_two_llvm_releases_names_the_conflict() -> None:
