@@ -23,11 +23,14 @@ def test_the_parser_reads_each_device_line_form() -> None:
     # Fooocus 2.5.5 (lllyasviel/Fooocus#1288), ComfyUI's get_torch_device_name() format
     comfy = parse_torch_device_names("Total VRAM 8176 MB, total RAM 31951 MB\nDevice: cuda:0 AMD Radeon RX 6600 : native\n")
     assert [(g["text"], g["lineno"]) for g in comfy["gpus"]] == [("AMD Radeon RX 6600", 2)]
+    assert comfy["crash"] is None
+    crashed = parse_torch_device_names("Device: cuda:0 AMD Radeon RX 6600 : native\nSegmentation fault (core dumped)\n")
+    assert crashed["crash"] == {"lineno": 2, "line": "Segmentation fault (core dumped)"}
     # a REPL session, the name on the next line (ROCm/legacy-rocm-build#2961)
     repl = parse_torch_device_names(">>> torch.cuda.get_device_name(0)\n'AMD Radeon Graphics'\n")
     assert [(g["text"], g["lineno"]) for g in repl["gpus"]] == [("AMD Radeon Graphics", 2)]
     assert parse_torch_device_names("export HSA_OVERRIDE_GFX_VERSION=10.3.0\n")["override"]["value"] == "10.3.0"
-    assert parse_torch_device_names("Device: cpu\n") == {"gpus": [], "override": None}
+    assert parse_torch_device_names("Device: cpu\n") == {"gpus": [], "override": None, "crash": None}
 
 
 def test_an_rx570_in_the_pytorch_container_that_segfaults_has_no_code_object() -> None:
@@ -36,6 +39,7 @@ def test_an_rx570_in_the_pytorch_container_that_segfaults_has_no_code_object() -
     assert step.state == State.FAIL
     assert "Radeon RX 570 Series (gfx803)" in step.check.message and "the job crashed" in step.check.message
     assert any(e.startswith("/ticket/job.log:8:") and "Radeon RX 570 Series" in e for e in step.check.evidence)
+    assert "/ticket/job.log:13: Segmentation fault (core dumped)" in step.check.evidence
     assert rb.diagnoses[0].diagnosis_id == "no-code-object-for-gpu"
     assert "HSA_OVERRIDE_GFX_VERSION=10.3.0" in " ".join(rb.diagnoses[0].follow_up)
 

@@ -178,7 +178,7 @@ def _find_product(text: str, index: dict[tuple[str, ...], str]) -> tuple[str, st
 
 
 def stated_gpu_targets(stated: Any, products: Any, pci_devices: Any) -> list[dict[str, Any]]:
-    """The GPUs a ticket states (parser stated_env), `[{gfx, name, at, from}]` like gpu_targets': a target
+    """The GPUs a ticket states (parser stated_env), `[{gfx, name, at, lineno, line, from}]` like gpu_targets': a target
     written out (`(gfx1100)`, `gfx90a:sramecc+`) or a product name the data tables know."""
     out = []
     index: dict[tuple[str, ...], str] | None = None
@@ -193,8 +193,8 @@ def stated_gpu_targets(stated: Any, products: Any, pci_devices: Any) -> list[dic
             if not found:
                 continue
             gfx = found[0]
-        out.append({"gfx": gfx, "name": text, "at": f"line {g.get('lineno')}",
-                    "from": f"the ticket states ({g.get('line')})"})
+        out.append({"gfx": gfx, "name": text, "at": f"line {g.get('lineno')}", "lineno": g.get("lineno"),
+                    "line": g.get("line"), "from": f"the ticket states ({g.get('line')})"})
     return out
 
 

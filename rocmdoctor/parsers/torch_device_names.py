@@ -30,19 +30,24 @@ _COMFY = re.compile(r"\bDevice: (?P<dev>cuda:\d+) (?P<name>.+?) : (?P<alloc>\w*)
 _CALL = re.compile(r"\bget_device_name\([^)\n]{0,80}\)\)?")
 _QUOTED = re.compile(r"""^\s*(?:==\s*)?(?P<q>["'])(?P<name>[^"'\n]{2,80})(?P=q)""")
 _OVERRIDE = re.compile(r"\bHSA_OVERRIDE_GFX_VERSION\s*=\s*[\"']?(?P<v>\d+\.\d+\.\d+)")
+# how a job without a kernel for its GPU ends: HIP's error, or the crash it often becomes instead
+_CRASH = re.compile(r"(?i)segmentation (?:fault|error)|invalid device function|no kernel image is available|SIGSEGV"
+                    r"|core dumped|hipErrorInvalidDeviceFunction")
 
 
 @parser("torch_device_names")
 def parse_torch_device_names(text: str) -> dict[str, Any]:
-    """`{gpus: [{text, lineno, line, field}], override: {value, lineno, line} | None}`: the GPUs
-    PyTorch named (stated_env's `gpus` shape, so the same product lookup reads them) and an
-    HSA_OVERRIDE_GFX_VERSION the log shows being set."""
+    """`{gpus: [{text, lineno, line, field}], override: {value, lineno, line} | None, crash: {lineno, line} |
+    None}`: the GPUs PyTorch named (stated_env's `gpus` shape, so the same product lookup reads them), an
+    HSA_OVERRIDE_GFX_VERSION the log shows being set, and the first line that shows the job crashing."""
     lines = text.splitlines()
     gpus: list[dict[str, Any]] = []
-    override = None
+    override = crash = None
     for i, line in enumerate(lines):
         if override is None and (o := _OVERRIDE.search(line)):
             override = {"value": o.group("v"), "lineno": i + 1, "line": line.strip()}
+        if crash is None and _CRASH.search(line):
+            crash = {"lineno": i + 1, "line": line.strip()[:300]}
         m = _COMFY.search(line)
         if m:
             gpus.append({"text": m.group("name"), "lineno": i + 1, "line": line.strip(), "field": "comfyui-device"})
@@ -57,4 +62,4 @@ def parse_torch_device_names(text: str) -> dict[str, Any]:
         elif nxt:
             gpus.append({"text": nxt.group("name"), "lineno": i + 2, "line": f"{line.strip()} -> {lines[i + 1].strip()}",
                          "field": "get_device_name"})
-    return {"gpus": gpus, "override": override}
+    return {"gpus": gpus, "override": override, "crash": crash}
