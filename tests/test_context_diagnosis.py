@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from rocmdoctor.catalog.loader import load_catalog
 from rocmdoctor.engine.core import TriageRequest, triage_target
 
@@ -20,8 +22,6 @@ def test_unsupported_gpu_is_declared_a_condition() -> None:
 def test_the_lines_own_cause_goes_before_the_gpu_being_off_the_list() -> None:
     # Debian CI on a Steam Deck (gfx1033): ROCr's addrlib assertion, on a GPU no ROCm release lists
     case = INCIDENTS / "gpu-not-visible" / "debian-ci-steamdeck-gfx1033-rocr-addrlib-chip-revision-assert"
-    import yaml
-
     vars_ = yaml.safe_load((case / "expect.yaml").read_text()).get("vars") or {}
     report = triage_target(TriageRequest(target="", bundle=str(case / "bundle"), runbooks=("gpu-not-visible",), vars=vars_))
     made = [d.diagnosis_id for d in report.runbooks[0].diagnoses]
@@ -31,7 +31,6 @@ def test_the_lines_own_cause_goes_before_the_gpu_being_off_the_list() -> None:
 
 
 def test_a_context_flag_that_is_not_a_boolean_is_refused(tmp_path: Path) -> None:
-    from rocmdoctor.catalog.loader import load_catalog as load
     from rocmdoctor.errors import RocmdoctorError
 
     (tmp_path / "runbooks").mkdir()
@@ -39,7 +38,7 @@ def test_a_context_flag_that_is_not_a_boolean_is_refused(tmp_path: Path) -> None
         "id: x\ntitle: X\nsteps:\n  - id: module\n    check: amdgpu.module_loaded\n"
         "diagnoses:\n  - id: y\n    step: module\n    when: \"steps.module.state == 'fail'\"\n    cause: c\n    context: maybe\n")
     try:
-        load((str(tmp_path),))
+        load_catalog((str(tmp_path),))
     except RocmdoctorError as exc:
         assert "x.yaml:11" in str(exc) and "'context'" in str(exc)
     else:

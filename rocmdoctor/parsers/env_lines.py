@@ -22,15 +22,22 @@ _ASSIGN = re.compile(r"""(?P<name>[A-Za-z_]\w{0,60})=(?P<q>["']?)(?P<value>[^"'\
 _GPU_VARS = frozenset(GPU_VISIBILITY_ENV)
 
 
-@parser("env_lines")
-def parse_env_lines(text: str) -> dict[str, Any]:
-    """`{vars: {NAME: value}, lines: {NAME: (lineno, line)}}` of the visibility variables assigned."""
+def shell_assignments(text: str, names: frozenset[str]) -> tuple[dict[str, str], dict[str, tuple[int, str]]]:
+    """({NAME: value}, {NAME: (lineno, line)}) for the variables in `names` the text assigns in a shell's forms;
+    the last assignment of each wins."""
     found: dict[str, str] = {}
     where: dict[str, tuple[int, str]] = {}
     for lineno, raw in enumerate(text.splitlines(), 1):
         m = _LINE.match(raw)
         for a in _ASSIGN.finditer(m.group("assigns")) if m else ():
-            if a.group("name") in _GPU_VARS:
+            if a.group("name") in names:
                 found[a.group("name")] = a.group("value")
                 where[a.group("name")] = (lineno, raw.strip())
+    return found, where
+
+
+@parser("env_lines")
+def parse_env_lines(text: str) -> dict[str, Any]:
+    """`{vars: {NAME: value}, lines: {NAME: (lineno, line)}}` of the visibility variables assigned."""
+    found, where = shell_assignments(text, _GPU_VARS)
     return {"vars": found, "lines": where}

@@ -25,11 +25,12 @@ import re
 from typing import Any
 
 from rocmdoctor.parsers import parser
+from rocmdoctor.parsers.env_lines import shell_assignments
 
 _COMFY = re.compile(r"\bDevice: (?P<dev>cuda:\d+) (?P<name>.+?) : (?P<alloc>\w*)\s*$")
 _CALL = re.compile(r"\bget_device_name\([^)\n]{0,80}\)\)?")
 _QUOTED = re.compile(r"""^\s*(?:==\s*)?(?P<q>["'])(?P<name>[^"'\n]{2,80})(?P=q)""")
-_OVERRIDE = re.compile(r"\bHSA_OVERRIDE_GFX_VERSION\s*=\s*[\"']?(?P<v>\d+\.\d+\.\d+)")
+_OVERRIDE = "HSA_OVERRIDE_GFX_VERSION"
 # how a job without a kernel for its GPU ends: HIP's error, or the crash it often becomes instead
 _CRASH = re.compile(r"(?i)segmentation (?:fault|error)|invalid device function|no kernel image is available|SIGSEGV"
                     r"|core dumped|hipErrorInvalidDeviceFunction")
@@ -39,13 +40,17 @@ _CRASH = re.compile(r"(?i)segmentation (?:fault|error)|invalid device function|n
 def parse_torch_device_names(text: str) -> dict[str, Any]:
     """`{gpus: [{text, lineno, line, field}], override: {value, lineno, line} | None, crash: {lineno, line} |
     None}`: the GPUs PyTorch named (stated_env's `gpus` shape, so the same product lookup reads them), an
-    HSA_OVERRIDE_GFX_VERSION the log shows being set, and the first line that shows the job crashing."""
+    HSA_OVERRIDE_GFX_VERSION the log shows being set (in a shell's forms, env_lines'), and the first line that shows
+    the job crashing."""
     lines = text.splitlines()
     gpus: list[dict[str, Any]] = []
-    override = crash = None
+    crash = None
+    values, where = shell_assignments(text, frozenset({_OVERRIDE}))
+    override = None
+    if values.get(_OVERRIDE):
+        lineno, line = where[_OVERRIDE]
+        override = {"value": values[_OVERRIDE], "lineno": lineno, "line": line}
     for i, line in enumerate(lines):
-        if override is None and (o := _OVERRIDE.search(line)):
-            override = {"value": o.group("v"), "lineno": i + 1, "line": line.strip()}
         if crash is None and _CRASH.search(line):
             crash = {"lineno": i + 1, "line": line.strip()[:300]}
         m = _COMFY.search(line)
