@@ -1,12 +1,12 @@
 """The OpenCL ICD files a node registers (/etc/OpenCL/vendors/*.icd), as a ticket pastes them or a node holds them.
 
-An ICD file holds one line, the library the OpenCL ICD loader dlopens. ROCm's packages write `libamdocl64.so`
-into `amdocl64.icd`, or `amdocl64_<patch>_<release>.icd` for a numbered release, from their postinst script
-(ROCm/clr opencl/CMakeLists.txt OPENCL_AMD_ICD_FILE, opencl/packaging/rocm-opencl.postinst: `echo libamdocl64.so >
+An ICD file holds one line, the library the OpenCL ICD loader dlopens. ROCm's packages write `libamdocl64.so` into
+`amdocl64.icd`, or `amdocl64_<patch>_<release>.icd` for a numbered release, from their postinst script (ROCm/clr
+opencl/CMakeLists.txt OPENCL_AMD_ICD_FILE, opencl/packaging/rocm-opencl.postinst: `echo libamdocl64.so >
 /etc/OpenCL/vendors/@OPENCL_AMD_ICD_FILE@`); Mesa's are `mesa.icd` (Clover, libMesaOpenCL.so.1) and `rusticl.icd`
-(libRusticlOpenCL.so.1). ocl-icd, the loader most distributions ship, dlopens the library of every file it finds
-(ocl_icd_loader.c `_open_drivers`/`_load_icd`, no check for a library already loaded; the Khronos loader skips an
-"already loaded vendor", loader/icd.c), so two files naming libamdocl64.so register ROCm's platform twice.
+(libRusticlOpenCL.so.1). ocl-icd, one of the two ICD loaders distributions ship, dlopens the library of every file
+it finds (ocl_icd_loader.c `_open_drivers`/`_load_icd`, no check for a library already loaded; the Khronos loader
+skips an "already loaded vendor", loader/icd.c), so two files naming libamdocl64.so register ROCm's platform twice.
 
 Real forms read here:
 - GNU `ls -l` of the directory (darktable-org/darktable#19603: `-rw-r--r-- 1 root root 15 Apr 12  2021
@@ -14,7 +14,8 @@ Real forms read here:
   (`-rw-r--r-- 1 root root 155 Apr 15 16:35 /etc/OpenCL/vendors/mesa.icd`, arrayfire/arrayfire#1758);
 - a bare path per line (`rpm -ql`, `find`: `/etc/OpenCL/vendors/rusticl.icd`, ROCm/ROCm#3664);
 - ocl-icd's own debug trace under OCL_ICD_DEBUG (`ocl-icd(ocl_icd_loader.c:265): _open_driver: Considering file
-  '/etc/OpenCL/vendors//amdocl64_40000.icd'`, illinois-scicomp/machine-shop-maintenance#57; ocl_icd_loader.c `debug(D_LOG, "Considering file '%s'", ...)`);
+  '/etc/OpenCL/vendors//amdocl64_40000.icd'`, illinois-scicomp/machine-shop-maintenance#57; ocl_icd_loader.c
+  `debug(D_LOG, "Considering file '%s'", ...)`);
 - `cat <file>.icd` followed by the library the file names (`libMesaOpenCL.so.1`).
 """
 
