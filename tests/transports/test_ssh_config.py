@@ -1,11 +1,10 @@
-"""The fast ssh_config lookup agrees with OpenSSH's own `ssh -G`, and stays fast."""
+"""The fast ssh_config lookup agrees with OpenSSH's own `ssh -G` (its speed: benchmarks/ssh_config_bench.py)."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -86,19 +85,20 @@ def test_known_hosts_name_follows_openssh(config):
     assert cfg.lookup("inner").known_hosts_name == "inner-key"   # HostKeyAlias, which paramiko ignores
 
 
-def test_lookup_is_fast_with_a_thousand_host_blocks(tmp_path):
+def test_a_thousand_host_blocks_each_resolve_to_their_own_settings(tmp_path):
+    # the file a 1000-node fleet's generated ssh_config looks like; how fast it is read is
+    # measured in benchmarks/ssh_config_bench.py (docs/benchmarks.md), not asserted here
     blocks = "".join(f"Host node{i:04d}\n  HostName 10.1.{i // 250}.{i % 250}\n  Port 2222\n"
                      f"  IdentityFile ~/.ssh/id_{i}\n  SetEnv ROCMDOCTOR_ROOTFS=/sim/{i}\n" for i in range(1000))
     path = tmp_path / "big"
     path.write_text(blocks + "Host *\n  User ops\n")
-    start = time.perf_counter()
     cfg = SSHConfigFile(path)
     settings = [cfg.lookup(f"node{i:04d}") for i in range(1000)]
-    elapsed = time.perf_counter() - start
+    for i, s in enumerate(settings):
+        assert (s.alias, s.hostname, s.port, s.user, s.root) == (
+            f"node{i:04d}", f"10.1.{i // 250}.{i % 250}", 2222, "ops", f"/sim/{i}")
     assert settings[777].hostname == "10.1.3.27" and settings[777].root == "/sim/777"
-    assert settings[777].user == "ops" and settings[777].port == 2222
-    # paramiko needs ~23-44 ms per lookup here (~30 s for all); parse + 1000 lookups must stay small
-    assert elapsed < 0.5, f"{elapsed:.2f}s"
+    assert cfg.lookup("node0777") is settings[777]       # looked up once, then cached per alias
 
 
 @pytest.mark.parametrize("text, line, words", [
