@@ -142,3 +142,17 @@ def test_dkms_status_alone_names_the_build_and_its_kernel(tmp_path: Path) -> Non
     assert "built for kernel 6.14.0-24-generic, newer than any kernel ROCm 6.4 supports on Ubuntu 24.04" in step.check.message
     assert step.check.evidence[0] == "dkms status: amdgpu/6.12.12-2187269.24.04 for kernel 6.14.0-24-generic"
     assert rb.diagnoses[0].diagnosis_id == "unsupported-kernel-or-os"
+
+
+def test_a_build_without_its_os_names_where_the_kernel_is_supported(tmp_path: Path) -> None:
+    # `dkms status` as ROCm/ROCm#1663 pasted it (in the corpus): ROCm 4.5's amdgpu-dkms 5.11.32 for the 5.4 kernel,
+    # no /etc/os-release; ROCm 4.5's README lists 5.4 only for Ubuntu 18.04.5
+    d = tmp_path / "commands" / "dkms status"
+    d.mkdir(parents=True)
+    (d / "stdout").write_text("amdgpu, 5.11.32-1350682, 5.4.0-97-generic, x86_64: installed\n")
+    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("kernel-driver-mismatch",)))
+    step = next(s for s in report.runbooks[0].steps if s.step_id == "buildkernel")
+    assert step.state == State.PASS
+    assert "amdgpu-dkms 5.11.32 (ROCm 4.5)" in step.check.message
+    assert "supports on Ubuntu 18.04.5 (the operating system is not in the evidence" in step.check.message
+    assert step.check.evidence == ("dkms status: amdgpu/5.11.32-1350682 for kernel 5.4.0-97-generic",)
