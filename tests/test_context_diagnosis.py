@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from rocmdoctor.catalog.loader import load_catalog
@@ -13,10 +14,35 @@ from rocmdoctor.engine.core import TriageRequest, triage_target
 INCIDENTS = Path(__file__).resolve().parent / "incidents"
 
 
-def test_unsupported_gpu_is_declared_a_condition() -> None:
-    rb = load_catalog().runbooks["gpu-not-visible"]
+@pytest.mark.parametrize("runbook", ["gpu-not-visible", "wrong-results", "gpu-oom", "gpu-hardware-fault"])
+def test_unsupported_gpu_is_declared_a_condition(runbook: str) -> None:
+    rb = load_catalog().runbooks[runbook]
     assert [d.context for d in rb.diagnoses if d.id == "unsupported-gpu"] == [True]
     assert not any(d.context for d in rb.diagnoses if d.id != "unsupported-gpu")
+
+
+def _diagnoses(case: Path, runbook: str):  # type: ignore[no-untyped-def]
+    vars_ = yaml.safe_load((case / "expect.yaml").read_text()).get("vars") or {}
+    report = triage_target(TriageRequest(target="", bundle=str(case / "bundle"), runbooks=(runbook,), vars=vars_))
+    return report.runbooks[0].diagnoses
+
+
+def test_a_symptom_runbook_names_a_gpu_its_release_does_not_list() -> None:
+    # ROCm/tensorflow-upstream#1238 (in the corpus): NaN losses on an RX 580 (gfx803) under ROCm 4.0, whose list
+    # no longer holds gfx803; the ticket's stated environment is the only evidence of the GPU and the release
+    (made,) = _diagnoses(INCIDENTS / "wrong-results" / "rx580-rocm40-tf-rocm240-val-loss-nan-gfx803", "wrong-results")
+    assert made.diagnosis_id == "unsupported-gpu" and made.confidence == "low"
+    assert "gfx803 (AMD Radeon RX-580 4GB) is not on ROCm 4.0's list" in made.cause
+    assert "the ticket states: - ROCm version: 4.0" in made.evidence
+
+
+def test_a_generic_line_reading_still_follows_the_condition() -> None:
+    # CTranslate2's illegal-address line is a fallback reading; the GPU off ROCm 7.2's list is a condition, not a
+    # cause found, so the line's reading is still listed after it
+    made = _diagnoses(INCIDENTS / "gpu-hardware-fault" / "ctranslate2-rx6600-gfx1032-hipmallocasync-illegal-memory-access",
+                      "gpu-hardware-fault")
+    assert [d.diagnosis_id for d in made] == ["unsupported-gpu", "framework-bug-memory-fault"]
+    assert any("illegal memory access" in e for e in made[1].evidence)
 
 
 def test_the_lines_own_cause_goes_before_the_gpu_being_off_the_list() -> None:

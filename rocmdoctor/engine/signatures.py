@@ -387,13 +387,14 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
     diagnosis the runbook already made adds its quoted line to that diagnosis' evidence;
     another becomes a diagnosis of its own (after the ones node evidence made), quoting what
     the signature's confirming check found on the node when the runbook ran it; a
-    `fallback` match only when the runbook found no cause at all."""
+    `fallback` match only when the runbook found no cause at all (a `context` condition, such as a
+    GPU off its release's list, is not one: the generic reading then follows it)."""
     if host.startswith("bundle:"):
         host = "HOST"  # a bundle's label is not a target one can triage
     mine = [_read_against_node(m, report) for m in matches if m.runbook == report.runbook_id]
     step = log_step(report.runbook_id, mine, logs)
     diagnoses = list(report.diagnoses)
-    own = bool(diagnoses)
+    own = any(d.diagnosis_id not in context for d in diagnoses)  # a condition (`context`) is not a cause found
     # a generic (fallback) signature after the precise ones the same log matched
     for m in sorted(best_per_diagnosis(mine), key=lambda m: m.fallback):
         at = next((i for i, d in enumerate(diagnoses) if d.diagnosis_id == m.diagnosis), None)
