@@ -66,7 +66,8 @@ def test_node_evidence_decides_when_it_is_there(tmp_path: Path) -> None:
     assert d.cause.startswith("bob cannot open /dev/kfd")
 
 
-# ROCm 3.3's rocminfo as a user in "video" alone (ROCm/ROCm#1080): /dev/kfd opened, the runtime did not start
+# ROCm 3.3's rocminfo as a user in "video" alone (ROCm/ROCm#1080): that rocminfo (before 3.6) only checks membership
+# of "video" and never opens /dev/kfd itself; the runtime did not start
 XEON = ("ROCk module is loaded\nxeon is member of video group\n"
         "hsa api call failure at: /data/jenkins-workspace/compute-rocm-rel-3.3/rocminfo/rocminfo.cc:1102\n"
         "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. "
@@ -74,11 +75,12 @@ XEON = ("ROCk module is loaded\nxeon is member of video group\n"
         "OS-specific events.\n")
 
 
-def test_video_alone_with_kfd_opened_and_the_runtime_out_of_resources_is_the_render_group(tmp_path: Path) -> None:
+def test_video_alone_with_the_runtime_out_of_resources_is_the_render_group(tmp_path: Path) -> None:
     report = triage_target(TriageRequest(target="", bundle=_ticket(tmp_path, XEON), runbooks=(RUNBOOK,)))
     d = diagnoses(report)["user-not-in-render-group"]
     assert report.runbooks[0].diagnoses[0].diagnosis_id == "user-not-in-render-group"
-    assert 'lists xeon in the "video" group and it opened /dev/kfd' in d.cause
+    assert 'lists xeon in the "video" group, then the runtime failed' in d.cause
+    assert "rocminfo before ROCm 3.6" in d.cause and "never opened /dev/kfd itself" in d.cause
     assert "render node (/dev/dri/renderD*" in d.cause
     assert any("HSA_STATUS_ERROR_OUT_OF_RESOURCES" in e for e in d.evidence)
 
