@@ -209,3 +209,16 @@ def test_rocminfo_out_of_resources_alone_in_a_container_names_the_two_usual_reas
     assert first.diagnosis_id == "kfd-not-usable-in-container" and first.confidence == "low"
     assert "--device /dev/kfd" in first.cause and "--group-add" in first.cause
     assert any("Call returned 4104" in e for e in first.evidence)
+
+
+def test_a_step_its_variables_rule_out_gathers_nothing_live() -> None:
+    """gpu-oom's release-support step runs only while a job log or ticket is read: without one the live probe
+    asks no rocminfo for it; with `--log` it does (its condition reads only the variables)."""
+    from rocmdoctor.engine.core import compile_request
+
+    def live(vars: dict) -> set[str]:  # type: ignore[type-arg]
+        plan = compile_request(TriageRequest(target="local", runbooks=("gpu-oom",), vars=vars))
+        return {g.key for g in plan.gathers_from(replay=False)}
+
+    assert "command:rocminfo" not in live({})
+    assert "command:rocminfo" in live({"logs": ["/scratch/slurm-1234.err"]})

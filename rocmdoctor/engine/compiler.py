@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from rocmdoctor.catalog.expressions import evaluate
 from rocmdoctor.catalog.loader import Catalog
 from rocmdoctor.catalog.definitions import CheckDef, RunbookDef, SignatureDef, resolve_gather
 from rocmdoctor.errors import ExpressionError, RocmdoctorError
@@ -105,23 +106,43 @@ def log_paths(vars: dict[str, Any]) -> tuple[str, ...]:
 FINGERPRINT_CHECK = "node.fingerprint"
 
 
+def _ruled_out(when: str | None, vars: dict[str, Any]) -> bool:
+    """A step whose condition reads only the run's variables (no other step's result) and is false
+    for them cannot run, so its check's evidence is not asked of the node: a gpu-oom triage without a
+    job log runs no rocminfo for the release-support step that only a log or ticket opens."""
+    if not when or "steps" in when:
+        return False
+    try:
+        return not evaluate(when, {"steps": {}, "vars": vars, "host": ""})
+    except ExpressionError:
+        return False
+
+
+def _step_checks(*runbook_groups: tuple[RunbookDef, ...]) -> set[str]:
+    return {step.check for group in runbook_groups for rb in group for step in rb.steps}
+
+
 def compile_plan(catalog: Catalog, runbook_ids: Iterable[str] = (), user_vars: dict[str, Any] | None = None) -> Plan:
     runbooks = tuple(catalog.select(runbook_ids))
     logs = log_paths(user_vars or {})
     standby = tuple(rb for rb in catalog.runbooks.values() if rb not in runbooks) if logs else ()
     vars = merged_vars((*runbooks, *standby), user_vars or {})
     used: dict[str, CheckDef] = {}
+    needed: set[str] = set()  # checks some step may run: their evidence is gathered
     for rb in (*runbooks, *standby):
         for step in rb.steps:
             used[step.check] = catalog.checks[step.check]
+            if not _ruled_out(step.when, vars):
+                needed.add(step.check)
         for rem in rb.remediations.values():
             if rem.verify:
                 used[rem.verify] = catalog.checks[rem.verify]
     fingerprint = FINGERPRINT_CHECK if FINGERPRINT_CHECK in catalog.checks else None
     if fingerprint:
         used[fingerprint] = catalog.checks[fingerprint]
-    gathers = check_gathers(used.values(), vars)
-    ticket_keys = ticket_only_keys(used.values(), vars)
+    gathered = [c for cid, c in used.items() if cid in needed or cid not in _step_checks(runbooks, standby)]
+    gathers = check_gathers(gathered, vars)
+    ticket_keys = ticket_only_keys(gathered, vars)
     ticket = [g for g in gathers if g.key in ticket_keys]
     gathers = [g for g in gathers if g.key not in ticket_keys]
     keys = {g.key for g in gathers}
