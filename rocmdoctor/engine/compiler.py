@@ -118,10 +118,6 @@ def _ruled_out(when: str | None, vars: dict[str, Any]) -> bool:
         return False
 
 
-def _step_checks(*runbook_groups: tuple[RunbookDef, ...]) -> set[str]:
-    return {step.check for group in runbook_groups for rb in group for step in rb.steps}
-
-
 def compile_plan(catalog: Catalog, runbook_ids: Iterable[str] = (), user_vars: dict[str, Any] | None = None) -> Plan:
     runbooks = tuple(catalog.select(runbook_ids))
     logs = log_paths(user_vars or {})
@@ -137,10 +133,12 @@ def compile_plan(catalog: Catalog, runbook_ids: Iterable[str] = (), user_vars: d
         for rem in rb.remediations.values():
             if rem.verify:
                 used[rem.verify] = catalog.checks[rem.verify]
+                needed.add(rem.verify)
     fingerprint = FINGERPRINT_CHECK if FINGERPRINT_CHECK in catalog.checks else None
     if fingerprint:
         used[fingerprint] = catalog.checks[fingerprint]
-    gathered = [c for cid, c in used.items() if cid in needed or cid not in _step_checks(runbooks, standby)]
+        needed.add(fingerprint)
+    gathered = [c for cid, c in used.items() if cid in needed]
     gathers = check_gathers(gathered, vars)
     ticket_keys = ticket_only_keys(gathered, vars)
     ticket = [g for g in gathers if g.key in ticket_keys]
