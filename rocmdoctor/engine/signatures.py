@@ -75,11 +75,20 @@ def _clean(line: str) -> str:
     return text if len(text) <= QUOTE else text[:QUOTE - 3] + "..."
 
 
-def _fill(template: str, groups: dict[str, str], shell: bool = False) -> str:
+@lru_cache(maxsize=4096)
+def _group_names(patterns: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(name for p in patterns for name in _compiled(p).groupindex)
+
+
+def _fill(template: str, groups: dict[str, str], shell: bool = False, names: frozenset[str] | None = None) -> str:
     """Our sentence with captured values inserted as text (never as a format spec). In a command the reader
     will paste into a shell (`shell`), a value with any character outside a plain word (a path, a version, a
-    package name) stays out: `<name>` takes its place, whatever quotes the template puts around it."""
+    package name) stays out: `<name>` takes its place, whatever quotes the template puts around it. Braces
+    that name none of the pattern's groups (`names`: a regex's {8}, kubectl's jsonpath {end}, a shell's
+    ${VAR}) are the command's own and stay as written."""
     def value(m: re.Match[str]) -> str:
+        if names is not None and m.group(1) not in names:
+            return m.group(0)
         v = groups.get(m.group(1))
         if shell and v and not _SHELL_SAFE.fullmatch(v):
             return f"<{m.group(1)}>"
@@ -178,12 +187,14 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
             counts[sig.id] = counts.get(sig.id, 0) + 1
             if sig.id not in first:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
+                names = _group_names(tuple(sig.patterns))
                 first[sig.id] = SignatureMatch(
                     sig.id, sig.family, sig.runbook, sig.diagnosis, sig.confidence, sig.severity, sig.fallback,
-                    _fill(sig.means, groups), source, lineno, _clean(line), 1, sig.confirm_check,
-                    tuple(_fill(c, groups, shell=True) for c in sig.commands), sig.sources,
+                    _fill(sig.means, groups, names=names), source, lineno, _clean(line), 1, sig.confirm_check,
+                    tuple(_fill(c, groups, shell=True, names=names) for c in sig.commands), sig.sources,
                     {k: _clean(v)[:80] for k, v in groups.items()},
-                    tuple(replace(alt, means=_fill(alt.means, groups), commands=tuple(_fill(c, groups, shell=True) for c in alt.commands))
+                    tuple(replace(alt, means=_fill(alt.means, groups, names=names),
+                                  commands=tuple(_fill(c, groups, shell=True, names=names) for c in alt.commands))
                           for alt in sig.contradicted),
                     tuple(r.describe() for r in read_codes(line)), cause_of=sig.cause_of)
         return found
@@ -227,7 +238,8 @@ def _read_in_context(m: SignatureMatch, sig: SignatureDef, lines: list[str], sou
             if n != m.lineno - 1 and all(a in line for a in ctx.anchors) and _compiled(ctx.line).search(line):
                 quote = f"{source}:{n + 1}: {_clean(line)}"
                 return replace(m, runbook=ctx.runbook or m.runbook, diagnosis=ctx.diagnosis,
-                               means=_fill(ctx.means, m.groups), confidence=ctx.confidence,
+                               means=_fill(ctx.means, m.groups, names=_group_names(tuple(sig.patterns))),
+                               confidence=ctx.confidence,
                                severity=ctx.severity or m.severity, commands=ctx.commands or m.commands,
                                urls=(*m.urls, *ctx.sources), context_line=quote, instead=(), cause_of=())
     return m

@@ -28,3 +28,32 @@ def test_a_captured_value_with_shell_characters_stays_out_of_the_command() -> No
     assert filled == "dnf provides '<pkg>'; ls /opt/rocm*/lib/<lib>*"
     # in prose (means) the value is quoted text, not a command
     assert _fill("needs {pkg}", {"pkg": "a b"}) == "needs a b"
+
+
+def test_braces_that_name_no_captured_group_stay_in_the_command() -> None:
+    # a regex's repeat count and kubectl's jsonpath are the command's own braces, not placeholders
+    sig = _sig("rocprof-compute-grbm-gui-active-zero")
+    m = match_text([sig], sig.examples[0])[0]
+    assert any("W[0-9]{8}|E[0-9]{8}" in c for c in m.commands), m.commands
+    sig = _sig("gpu-operator-pre-upgrade-check-failed")
+    m = match_text([sig], sig.examples[0])[0]
+    assert any("{end}" in c for c in m.commands), m.commands
+
+
+def test_every_placeholder_in_a_reading_names_a_group_or_is_left_as_written() -> None:
+    """Across the catalogue: a {word} in a signature's text is either one of its pattern's groups (filled in)
+    or stays verbatim; none is silently dropped."""
+    import re
+
+    from rocmdoctor.engine.signatures import _group_names
+
+    for sig in load_catalog().signatures:
+        names = _group_names(tuple(sig.patterns))
+        m = match_text([sig], sig.examples[0])
+        if not m:
+            continue
+        texts = (sig.means, *sig.commands)
+        filled = (m[0].means, *m[0].commands)
+        for before, after in zip(texts, filled):
+            for word in set(re.findall(r"\{(\w+)\}", before)) - names:
+                assert "{" + word + "}" in after, (sig.id, word, after)
