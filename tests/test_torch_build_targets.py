@@ -7,6 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from rocmdoctor.engine.core import TriageRequest, triage_target
+from rocmdoctor.catalog.datafiles import load_data
+from rocmdoctor.catalog.gpu_facts import torch_wheel_lacks
+from rocmdoctor.parsers.stated_env import parse_stated_env
 from rocmdoctor.parsers.torch_device_names import parse_torch_device_names
 from rocmdoctor.status import State
 
@@ -67,3 +70,59 @@ def test_an_override_in_the_log_means_another_target(tmp_path: Path) -> None:
     bundle = _log(tmp_path, "export HSA_OVERRIDE_GFX_VERSION=10.3.0\nDevice: cuda:0 AMD Radeon RX 6600 : native\n")
     _, step = _step(bundle, "/ticket/job.log")
     assert step.state == State.SKIPPED and "10.3.0" in step.skipped_because
+
+
+# The wheel a ticket names, read against the release each later target joined PYTORCH_ROCM_ARCH in (data
+# pytorch_rocm_targets `since`).
+F5TTS = INCIDENTS / "gpu-not-visible" / "f5tts-radeon8050s-gfx1151-torch251-rocm62-invalid-device-function"
+BENIGN_7800XT = INCIDENTS / "gpu-not-visible" / "rx7800xt-venv-amdgpu-ids-missing-warning-benign"
+
+
+def test_pip_forms_name_the_wheel() -> None:
+    # SWivid/F5-TTS#1236's environment field: a requirement line
+    line = (F5TTS / "bundle" / "files" / "ticket" / "report.md").read_text().splitlines()[4]
+    torch = parse_stated_env(line)["torch"]
+    assert (torch["version"], torch["flavor"], torch["form"]) == ("2.5.1+rocm6.2", "rocm", "pip")
+    # pip show in pytorch/pytorch#147761's comment; torchvision's tag is not torch's
+    shown = parse_stated_env("Name: torch\nVersion: 2.7.0.dev20250301+rocm6.2.4\n")["torch"]
+    assert shown["version"] == "2.7.0.dev20250301+rocm6.2.4" and shown["line"] == "Name: torch / Version: 2.7.0.dev20250301+rocm6.2.4"
+    assert parse_stated_env("torchvision==0.20.1+rocm6.2\n")["torch"] is None
+    # collect_env keeps its own reading (pytorch/pytorch#144203)
+    env = parse_stated_env((BENIGN_7800XT / "bundle" / "files" / "ticket" / "collect_env.log").read_text())["torch"]
+    assert (env["version"], env["form"]) == ("2.5.1+rocm6.2", "collect_env")
+
+
+def test_a_wheel_lacks_a_target_only_where_both_sources_say_so() -> None:
+    since = load_data("pytorch_rocm_targets")["since"]
+    rx7800 = [{"gfx": "gfx1101", "name": "AMD Radeon RX 7800 XT"}]
+    strix = [{"gfx": "gfx1151", "name": "Radeon 8060S"}]
+    assert [r["needs"] for r in torch_wheel_lacks(rx7800, "2.5.1+rocm6.2", since)] == ["torch 2.6"]
+    assert torch_wheel_lacks(rx7800, "2.6.0+rocm6.2.4", since) == []
+    assert [r["needs"] for r in torch_wheel_lacks(strix, "2.9.1+rocm6.4", since)] == ["torch 2.10 or a +rocm7.0 build"]
+    assert torch_wheel_lacks(strix, "2.9.0+rocm7.0", since) == []        # the ROCm 7.0 build condition
+    assert torch_wheel_lacks(strix, "2.10.0+rocm6.4", since) == []       # unconditional from #167299
+    # AMD's own wheels (a git suffix) and source builds are not download.pytorch.org's lists
+    assert torch_wheel_lacks(strix, "2.4.0+rocm6.3.4.git7cecbf6d", since) == []
+    assert torch_wheel_lacks(strix, "2.3.0a0+gitb5c866d", since) == []
+    # gfx1030 was on the first lists: nothing to lack
+    assert torch_wheel_lacks([{"gfx": "gfx1030", "name": "RX 6800"}], "1.13.1+rocm5.2", since) == []
+
+
+def test_an_rx7800xt_under_a_torch_251_wheel_has_no_code_object(tmp_path: Path) -> None:
+    # pytorch/pytorch#144203's collect_env (PyTorch 2.5.1+rocm6.2; the thread says the GPU is an RX 7800 XT)
+    # followed by ComfyUI's device line for that GPU (the format of comfy/model_management.py, as above)
+    env = (BENIGN_7800XT / "bundle" / "files" / "ticket" / "collect_env.log").read_text()
+    bundle = _log(tmp_path, env + "Device: cuda:0 AMD Radeon RX 7800 XT : native\nSegmentation fault (core dumped)\n")
+    rb, step = _step(bundle, "/ticket/job.log")
+    assert step.state == State.FAIL
+    assert "PyTorch 2.5.1+rocm6.2" in step.check.message and "only from torch 2.6" in step.check.message
+    assert "/ticket/job.log:4: PyTorch version: 2.5.1+rocm6.2" in step.check.evidence
+    assert "/ticket/job.log:7: Device: cuda:0 AMD Radeon RX 7800 XT : native" in step.check.evidence
+    assert rb.diagnoses[0].diagnosis_id == "no-code-object-for-gpu"
+
+
+def test_a_gpu_stated_without_a_torch_wheel_is_not_pytorchs(tmp_path: Path) -> None:
+    # an issue form's GPU field alone says nothing about PyTorch (ROCm/ROCm's form, as stated_env reads it)
+    bundle = _log(tmp_path, "### GPU\n\nAMD Radeon RX 6700 XT\n")
+    _, step = _step(bundle, "/ticket/job.log")
+    assert step.state == State.SKIPPED

@@ -194,7 +194,32 @@ def stated_gpu_targets(stated: Any, products: Any, pci_devices: Any) -> list[dic
                 continue
             gfx = found[0]
         out.append({"gfx": gfx, "name": text, "at": f"line {g.get('lineno')}", "lineno": g.get("lineno"),
-                    "line": g.get("line"), "from": f"the ticket states ({g.get('line')})"})
+                    "line": g.get("line"), "field": g.get("field"), "from": f"the ticket states ({g.get('line')})"})
+    return out
+
+
+_WHEEL = re.compile(r"^(?P<torch>\d+\.\d+)\.\d+(?:\.dev\d{8})?\+rocm(?P<rocm>\d+(?:\.\d+){0,2})$")
+
+
+def torch_wheel_lacks(named: Any, version: Any, since: Any) -> list[dict[str, Any]]:
+    """The named GPUs (stated_gpu_targets' rows) whose target a PyTorch wheel of `version` ('2.5.1+rocm6.2', as
+    download.pytorch.org tags it) cannot carry, by data pytorch_rocm_targets' `since`: each row with `needs`, the
+    first torch release / ROCm build that may carry it. An untagged or unknown version lacks nothing."""
+    m = _WHEEL.match(str(version or ""))
+    if not m:
+        return []
+    torch_v, rocm_v = version_key(m.group("torch")), version_key(m.group("rocm"))
+    out = []
+    for row in named or ():
+        rule = dict(since or {}).get(row.get("gfx")) or {}
+        if not rule.get("torch") and not rule.get("rocm"):
+            continue
+        may = ((rule.get("torch") and torch_v >= version_key(rule["torch"]))
+               or (rule.get("rocm") and rocm_v >= version_key(rule["rocm"])))
+        if not may:
+            needs = " or ".join(x for x in (f"torch {rule['torch']}" if rule.get("torch") else "",
+                                            f"a +rocm{rule['rocm']} build" if rule.get("rocm") else "") if x)
+            out.append({**row, "needs": needs})
     return out
 
 

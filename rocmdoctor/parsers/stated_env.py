@@ -58,6 +58,9 @@ _KERNEL_IN_OS = re.compile(r"(?i)\bkernel\s+v?(?P<a>[2-7]\.\d+[\w.+~-]*)|\b(?P<b
 _ROCM_NAMED = re.compile(r"(?i)\brocm[\s-]*v?(?P<v>\d+\.\d+(?:\.\d+)?)")
 _PLATFORM_KERNEL = re.compile(r"^Linux-(?P<k>\d+\.\d+\.\d+[\w.+~-]*?)-(?:x86_64|aarch64|ppc64le)")
 _GPU_INDEXED = re.compile(r"^GPU \d+: (?P<name>.+)$")
+_TORCH_VERSION = r"(?P<v>\d+\.\d+\.\d+(?:\.dev\d{8})?\+(?:rocm\d+(?:\.\d+){0,2}|cpu|cu\d{2,3})(?![\w.]))"
+_PIP_TORCH = re.compile(r"(?<![\w.-])torch(?:==|-)" + _TORCH_VERSION)
+_PIP_SHOW_VERSION = re.compile(r"^Version: " + _TORCH_VERSION + "$")
 
 #: distribution names as reporters write them -> os-release ID (what ROCm's matrix keys use)
 _OS_NAMES = (
@@ -217,7 +220,27 @@ def parse_stated_env(text: str) -> dict[str, Any]:
         flavor = ("rocm" if local.startswith("rocm") or build else "cpu" if local.startswith("cpu") or neither
                   else "cuda" if local.startswith("cu") or cuda else None)
         available = got.get("torch_gpu", [(0, "", "")])[0][2].lower()
-        torch = {**_at(lineno, line, "torch", value), "version": value, "rocm_build": build or None,
+        torch = {**_at(lineno, line, "torch", value), "version": value, "form": "collect_env", "rocm_build": build or None,
                  "hip_runtime": hip or None, "flavor": flavor,
                  "gpu_available": {"true": True, "false": False}.get(available)}
+    if torch is None:
+        torch = _pip_torch(lines)
     return {"gpus": gpus, "rocm": rocm, "os": os_, "kernel": kernel, "wsl": wsl, "torch": torch, "form": bool(form)}
+
+
+def _pip_torch(lines: list[str]) -> dict[str, Any] | None:
+    """The torch wheel pip names, for a ticket without collect_env: `torch==2.5.1+rocm6.2` (a requirement or
+    install line), `torch-2.5.1+rocm6.2` (pip's "Successfully installed ...", a wheel's file name), pip show's
+    `Name: torch` then `Version: ...`. Only a local version tag (+rocm6.2, +cpu, +cu121) says which build it is."""
+    for i, line in enumerate(lines):
+        m = _PIP_TORCH.search(line)
+        if not m and line.strip() == "Name: torch" and i + 1 < len(lines):
+            m = _PIP_SHOW_VERSION.match(lines[i + 1].strip())
+            line = f"{line.strip()} / {lines[i + 1].strip()}"
+        if m:
+            value = m.group("v")
+            local = value.split("+", 1)[1]
+            flavor = "rocm" if local.startswith("rocm") else "cpu" if local.startswith("cpu") else "cuda"
+            return {**_at(i + 1, line, "torch", value), "version": value, "form": "pip", "rocm_build": None, "hip_runtime": None,
+                    "flavor": flavor, "gpu_available": None}
+    return None
