@@ -126,3 +126,17 @@ def test_a_gpu_stated_without_a_torch_wheel_is_not_pytorchs(tmp_path: Path) -> N
     bundle = _log(tmp_path, "### GPU\n\nAMD Radeon RX 6700 XT\n")
     _, step = _step(bundle, "/ticket/job.log")
     assert step.state == State.SKIPPED
+
+
+def test_a_torch_key_value_line_names_the_build() -> None:
+    # SwarmUI's ComfyUI backend check pasted in mcmonkeyprojects/SwarmUI's thread: a CUDA wheel in an AMD machine's venv
+    case = INCIDENTS / "gpu-not-visible" / "swarmui-cachyos-requirements-step-replaces-rocm-torch-with-cu130"
+    torch = parse_stated_env((case / "bundle" / "files" / "ticket" / "torch-check.txt").read_text())["torch"]
+    assert (torch["version"], torch["flavor"], torch["form"]) == ("2.14.0+cu130", "cuda", "stated")
+    report = triage_target(TriageRequest(target="", bundle=str(case / "bundle"), runbooks=("gpu-not-visible",),
+                                         vars={"log": "/ticket/torch-check.txt"}))
+    rb = report.runbooks[0]
+    step = next(s for s in rb.steps if s.step_id == "torchbuild")
+    assert step.state == State.FAIL and "stated environment shows PyTorch 2.14.0+cu130, a CUDA build" in step.check.message
+    assert "/ticket/torch-check.txt:1: torch: 2.14.0+cu130" in step.check.evidence
+    assert rb.diagnoses[0].diagnosis_id == "framework-without-rocm"

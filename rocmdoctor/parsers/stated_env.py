@@ -49,6 +49,7 @@ _FIELDS = {
     "linux distribution": "os", "os version": "os", "os platform and distribution": "os", "host os": "os",
     "kernel": "kernel", "kernel version": "kernel", "linux kernel": "kernel", "python platform": "python_platform",
     "pytorch version": "torch", "is cuda available": "torch_gpu", "cuda used to build pytorch": "torch_cuda",
+    "pytorch": "torch", "torch": "torch", "torch version": "torch",
 }
 _ROCM_VERSION = re.compile(r"(?i)(?:\brocm[\s-]*)?v?(?P<v>\d+\.\d+(?:\.\d+)?)")
 _KERNEL = re.compile(r"\b(?P<k>[2-7]\.\d+(?:\.\d+)?(?:-[\w.+~-]+)?)")
@@ -208,8 +209,11 @@ def parse_stated_env(text: str) -> dict[str, Any]:
                 and _WSL.search(v)), None)
 
     torch = None
-    if "torch" in got:
-        lineno, line, value = got["torch"][0]
+    # `torch==2.5.1+rocm6.2` is pip's requirement form (below), not a `torch: value` line
+    stated_torch = [(n, line, v) for n, line, v in got.get("torch", []) if not v.startswith("=")]
+    if stated_torch:
+        lineno, line, value = stated_torch[0]
+        value = value.strip("`'\"")
         build = got.get("torch_rocm", [(0, "", "")])[0][2]
         cuda = got.get("torch_cuda", [(0, "", "")])[0][2]
         hip = got.get("hip_runtime", [(0, "", "")])[0][2]
@@ -220,7 +224,8 @@ def parse_stated_env(text: str) -> dict[str, Any]:
         flavor = ("rocm" if local.startswith("rocm") or build else "cpu" if local.startswith("cpu") or neither
                   else "cuda" if local.startswith("cu") or cuda else None)
         available = got.get("torch_gpu", [(0, "", "")])[0][2].lower()
-        torch = {**_at(lineno, line, "torch", value), "version": value, "form": "collect_env", "rocm_build": build or None,
+        form_ = "collect_env" if line.strip().startswith("PyTorch version:") else "stated"
+        torch = {**_at(lineno, line, "torch", value), "version": value, "form": form_, "rocm_build": build or None,
                  "hip_runtime": hip or None, "flavor": flavor,
                  "gpu_available": {"true": True, "false": False}.get(available)}
     if torch is None:
