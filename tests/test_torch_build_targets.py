@@ -140,3 +140,15 @@ def test_a_torch_key_value_line_names_the_build() -> None:
     assert step.state == State.FAIL and "stated environment shows PyTorch 2.14.0+cu130, a CUDA build" in step.check.message
     assert "/ticket/torch-check.txt:1: torch: 2.14.0+cu130" in step.check.evidence
     assert rb.diagnoses[0].diagnosis_id == "framework-without-rocm"
+
+
+def test_the_wheel_a_job_log_prints_is_read_beside_a_report() -> None:
+    # mudler/LocalAI's rocm-fish-speech backend: the report names the GPU, the venv check in the log names the wheel
+    case = INCIDENTS / "gpu-not-visible" / "localai-rx7900xtx-rocm-fish-speech-backend-cu128-torch"
+    report = triage_target(TriageRequest(target="", bundle=str(case / "bundle"), runbooks=("gpu-not-visible",),
+                                         vars={"log": "/ticket/backend-venv-torch-check.log", "report": "/ticket/report.md"}))
+    rb = report.runbooks[0]
+    step = next(s for s in rb.steps if s.step_id == "torchbuild")
+    assert step.state == State.FAIL and "PyTorch 2.8.0+cu128, a CUDA build" in step.check.message
+    assert "/ticket/backend-venv-torch-check.log:7: torch version: 2.8.0+cu128" in step.check.evidence
+    assert rb.diagnoses[0].diagnosis_id == "framework-without-rocm"
