@@ -18,7 +18,9 @@ structured forms are read; prose sentences are not (too easy to misread "works o
   configuration: Radeon RX 7900 XTX (gfx1100)`, `HIP runtime version: 6.1.40091`
   (vllm-project/vllm#10150; ROCm/ROCm#4864 for a CPU-only run: `HIP runtime version: N/A`).
 - `Key: value` lines a reporter writes for the environment (`GPU: RX 7900 XTX`, `ROCm: 6.2.1`,
-  `OS: Ubuntu 22.04`, `Kernel: 6.8.0-45-generic`), bullets and bold allowed.
+  `OS: Ubuntu 22.04`, `Kernel: 6.8.0-45-generic`, `torch: 2.14.0+cu130`), bullets and bold allowed.
+- Without any of those naming PyTorch, the wheel pip names: `torch==2.5.1+rocm6.2`, pip's "Successfully
+  installed torch-2.5.1+rocm6.2", pip show's `Name: torch` / `Version:` (F5-TTS#1236, pytorch#147761).
 
 A stated fact is weaker than a tool's output (ROCm/ROCm#2847's form made its reporter pick
 "MI300X" for an RX 580 the dropdown did not list), so checks use it only where no tool output
@@ -224,8 +226,8 @@ def parse_stated_env(text: str) -> dict[str, Any]:
         flavor = ("rocm" if local.startswith("rocm") or build else "cpu" if local.startswith("cpu") or neither
                   else "cuda" if local.startswith("cu") or cuda else None)
         available = got.get("torch_gpu", [(0, "", "")])[0][2].lower()
-        form_ = "collect_env" if line.strip().startswith("PyTorch version:") else "stated"
-        torch = {**_at(lineno, line, "torch", value), "version": value, "form": form_, "rocm_build": build or None,
+        read_as = "collect_env" if line.strip().startswith("PyTorch version:") else "stated"
+        torch = {**_at(lineno, line, "torch", value), "version": value, "form": read_as, "rocm_build": build or None,
                  "hip_runtime": hip or None, "flavor": flavor,
                  "gpu_available": {"true": True, "false": False}.get(available)}
     if torch is None:
@@ -246,6 +248,6 @@ def _pip_torch(lines: list[str]) -> dict[str, Any] | None:
             value = m.group("v")
             local = value.split("+", 1)[1]
             flavor = "rocm" if local.startswith("rocm") else "cpu" if local.startswith("cpu") else "cuda"
-            return {**_at(i + 1, line, "torch", value), "version": value, "form": "pip", "rocm_build": None, "hip_runtime": None,
-                    "flavor": flavor, "gpu_available": None}
+            return {**_at(i + 1, line, "torch", value), "version": value, "form": "pip", "rocm_build": None,
+                    "hip_runtime": None, "flavor": flavor, "gpu_available": None}
     return None
