@@ -26,7 +26,8 @@ from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from rocmdoctor.catalog.gpu_facts import (gpu_targets, last_listed, pci_gpu_targets, rocm_release, stated_gpu_targets,
-                                          stated_release, torch_wheel_lacks, version_key)
+                                          stated_release, stated_torch, torch_wheel_lacks,
+                                          version_key)
 from rocmdoctor.catalog.known_bugs import amdgpu_oops, kernel_fix_status, known_bug_matches
 from rocmdoctor.catalog.package_facts import rocm_package_releases
 from rocmdoctor.errors import ExpressionError  # noqa: F401  (raised here; defined light for the compiler)
@@ -194,6 +195,7 @@ FILTERS = {
     "stated_release": stated_release,
     "stated_gpu_targets": stated_gpu_targets,
     "torch_wheel_lacks": torch_wheel_lacks,
+    "stated_torch": stated_torch,
     "last_listed": last_listed,
     "used_by": _used_by,
     "join_maps": _join_maps,

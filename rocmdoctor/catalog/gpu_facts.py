@@ -230,3 +230,13 @@ def stated_release(stated: Any) -> dict[str, Any]:
     series = _SERIES.match(version) if version else None
     return {"rocm": version, "series": series.group(1) if series else None,
             "source": f"the ticket states: {rocm.get('line')}" if version else None, "dkms_version": None}
+
+
+def stated_torch(stated: Any, logged: Any, report: str, log: str) -> dict[str, Any]:
+    """The PyTorch build a ticket names and the file it was read from: the report's stated environment first
+    (collect_env, an issue form), else the job's log (a `torch version: ...` line in the venv). Shared by
+    runtime.torch_build_stated and runtime.torch_build_targets, so both name the same wheel and file."""
+    said = dict(stated or {}).get("torch")
+    if said:
+        return {"torch": said, "src": report}
+    return {"torch": dict(logged or {}).get("torch"), "src": log}
