@@ -25,10 +25,11 @@ from jinja2.exceptions import TemplateError, TemplateSyntaxError
 from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from rocmdoctor.catalog.gpu_facts import (gpu_targets, last_listed, pci_gpu_targets, rocm_release, stated_gpu_targets,
-                                          stated_release, stated_torch, torch_wheel_lacks,
+from rocmdoctor.catalog.gpu_facts import (gfx_version_number, gpu_targets, last_listed, pci_gpu_targets, rocm_release,
+                                          stated_gpu_targets, stated_release, stated_torch, torch_wheel_lacks,
                                           version_key)
-from rocmdoctor.catalog.known_bugs import amdgpu_oops, kernel_fix_status, known_bug_matches
+from rocmdoctor.catalog.known_bugs import (amdgpu_oops, documented_wrong_results, kernel_fix_status, known_bug_matches,
+                                           log_line_naming)
 from rocmdoctor.catalog.package_facts import rocm_package_releases
 from rocmdoctor.errors import ExpressionError  # noqa: F401  (raised here; defined light for the compiler)
 
@@ -183,6 +184,8 @@ def _gfx_version_parts(value: Any) -> list[int]:
 FILTERS = {
     "gfx_version_parts": _gfx_version_parts,
     "known_bug_matches": known_bug_matches,
+    "log_line_naming": log_line_naming,
+    "documented_wrong_results": documented_wrong_results,
     "amdgpu_oops": amdgpu_oops,
     "kernel_fix_status": kernel_fix_status,
     "iommu_mode": _iommu_mode,
@@ -196,6 +199,7 @@ FILTERS = {
     "stated_gpu_targets": stated_gpu_targets,
     "torch_wheel_lacks": torch_wheel_lacks,
     "stated_torch": stated_torch,
+    "gfx_version_number": gfx_version_number,
     "last_listed": last_listed,
     "used_by": _used_by,
     "join_maps": _join_maps,

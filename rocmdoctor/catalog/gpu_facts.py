@@ -240,3 +240,16 @@ def stated_torch(stated: Any, logged: Any, report: str, log: str) -> dict[str, A
     if said:
         return {"torch": said, "src": report}
     return {"torch": dict(logged or {}).get("torch"), "src": log}
+
+
+_GFX_NAME = re.compile(r"^gfx(\d{1,2})([0-9a-f])([0-9a-f])$")
+
+
+def gfx_version_number(gfx: Any) -> int | None:
+    """A gfx target name as KFD's gfx_target_version (major*10000 + minor*100 + stepping: gfx90a -> 90010,
+    gfx1100 -> 110000, gfx942 -> 90402), the number release-note tables key GPU ranges on; None for a name
+    that is not one target (gfx11-generic, a typo)."""
+    m = _GFX_NAME.match(str(gfx or "").lower())
+    if not m:
+        return None
+    return int(m.group(1)) * 10000 + int(m.group(2), 16) * 100 + int(m.group(3), 16)
