@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocmdoctor.catalog.known_bugs import log_line_naming
+from rocmdoctor.catalog.known_bugs import documented_wrong_results, log_line_naming
 from rocmdoctor.catalog.gpu_facts import gfx_version_number
 from rocmdoctor.engine.core import TriageRequest, triage_target
 from rocmdoctor.status import State
@@ -54,3 +54,14 @@ def test_library_names_are_matched_as_words_and_gfx_names_as_kfd_numbers() -> No
     assert log_line_naming("hiprocsparsex\n", ["librocsparse"]) is None
     assert log_line_naming("anything", []) is None
     assert [gfx_version_number(g) for g in ("gfx90a", "gfx942", "gfx1100", "gfx1201", "gfx11-generic")] == [90010, 90402, 110000, 120001, None]
+
+
+def test_a_series_bug_with_a_fix_release_applies_only_before_the_fix() -> None:
+    from rocmdoctor.catalog.datafiles import load_data
+
+    issues = load_data("known_wrong_results")["issues"]
+    hip_graph = [i for i in issues if i["component"] == "HIP runtime"]
+    assert hip_graph and hip_graph[0]["series"] == ["5.2"] and hip_graph[0]["before"] == "5.2.3"
+    assert documented_wrong_results(hip_graph, "5.2.0", [], 1) == hip_graph
+    assert documented_wrong_results(hip_graph, "5.2.3", [], 1) == []
+    assert documented_wrong_results(hip_graph, "5.1.3", [], 1) == []

@@ -217,8 +217,8 @@ def log_line_naming(text: Any, libs: Any) -> dict[str, Any] | None:
 def documented_wrong_results(issues: Any, rocm: Any, targets: Any, gpu_count: Any) -> list[dict[str, Any]]:
     """The release-note bugs (data known_wrong_results' `issues`) that apply to ROCm `rocm` ('6.2.0') on GPUs of
     these gfx_target_versions, in a node or ticket with `gpu_count` GPUs: listed as a known issue of the release's
-    series, or fixed in a later release (`before`); a bug limited to some GPUs applies only where one of the GPUs
-    is known and in its range. Shared by the node's check and the ticket's, so both read the table alike."""
+    series, fixed in a later release (`before`), or with both a release of that series older than the fix; a bug
+    limited to some GPUs applies only where one of the GPUs is known and in its range. Shared by the node's check and the ticket's, so both read the table alike."""
     m = _VERSION.match(str(rocm or ""))
     if not m:
         return []
@@ -228,8 +228,10 @@ def documented_wrong_results(issues: Any, rocm: Any, targets: Any, gpu_count: An
     out = []
     for item in issues or ():
         before = _VERSION.match(str(item.get("before") or ""))
-        affected = series in (item.get("series") or ()) or (
-            before is not None and key < [int(x) for x in before.groups(default="0")])
+        in_series = series in (item.get("series") or ()) if item.get("series") else None
+        older = key < [int(x) for x in before.groups(default="0")] if before is not None else None
+        tests = [t for t in (in_series, older) if t is not None]  # both given: 5.2.0-5.2.2 for a 5.2 bug fixed in 5.2.3
+        affected = bool(tests) and all(tests)
         ranges = item.get("targets") or []
         on_gpu = not ranges or any(lo <= t <= hi for lo, hi in ranges for t in known)
         if affected and on_gpu and int(item.get("gpus_min") or 0) <= int(gpu_count or 0):
