@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rocmdoctor.catalog.known_bugs import documented_wrong_results, log_line_naming
 from rocmdoctor.catalog.gpu_facts import gfx_version_number
-from rocmdoctor.engine.core import TriageRequest, triage_target
+from rocmdoctor.catalog.release_bugs import documented_wrong_results, log_line_naming
 from rocmdoctor.status import State
+from rocmdoctor.testing.triage_helpers import triage_bundle_step
 
 # GitHub issue-form fields as rendered (ROCm/ROCm's bug template: "### GPU", "### ROCm Version")
 REPORT = "### Operating System\n\nUbuntu 22.04.4 LTS\n\n### GPU\n\nAMD Instinct MI210\n\n### ROCm Version\n\nROCm {rocm}\n"
@@ -18,15 +18,10 @@ LDD = ("\tlibamdhip64.so.6 => /opt/rocm/lib/libamdhip64.so.6 (0x00007f3c1a000000
        "\t{lib} => /opt/rocm/lib/{lib} (0x00007f3c19e00000)\n")
 
 
-def _triage(tmp_path: Path, rocm: str, lib: str):
-    ticket = tmp_path / "files" / "ticket"
-    ticket.mkdir(parents=True)
-    (ticket / "report.md").write_text(REPORT.format(rocm=rocm))
-    (ticket / "ldd.log").write_text(LDD.format(lib=lib))
-    report = triage_target(TriageRequest(target="", bundle=str(tmp_path), runbooks=("wrong-results",),
-                                         vars={"log": "/ticket/ldd.log", "report": "/ticket/report.md"}))
-    rb = report.runbooks[0]
-    return rb, next(s for s in rb.steps if s.step_id == "known_stated")
+def _triage(tmp_path: Path, rocm: str, lib: str):  # type: ignore[no-untyped-def]
+    files = {"files/ticket/report.md": REPORT.format(rocm=rocm), "files/ticket/ldd.log": LDD.format(lib=lib)}
+    return triage_bundle_step(tmp_path, files, "wrong-results", "known_stated",
+                              vars={"log": "/ticket/ldd.log", "report": "/ticket/report.md"})
 
 
 def test_a_stated_release_with_a_documented_bug_in_a_library_the_log_names_warns(tmp_path: Path) -> None:

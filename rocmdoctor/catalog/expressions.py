@@ -28,8 +28,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from rocmdoctor.catalog.gpu_facts import (gfx_version_number, gpu_targets, last_listed, pci_gpu_targets, rocm_release,
                                           stated_gpu_targets, stated_release, stated_torch, torch_wheel_lacks,
                                           version_key)
-from rocmdoctor.catalog.known_bugs import (amdgpu_oops, documented_wrong_results, kernel_fix_status, known_bug_matches,
-                                           log_line_naming)
+from rocmdoctor.catalog.known_bugs import amdgpu_oops, kernel_fix_status, known_bug_matches
+from rocmdoctor.catalog.release_bugs import documented_wrong_results, log_line_naming
 from rocmdoctor.catalog.package_facts import rocm_package_releases
 from rocmdoctor.errors import ExpressionError  # noqa: F401  (raised here; defined light for the compiler)
 
