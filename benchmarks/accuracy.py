@@ -30,8 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rocmdoctor.testing.corpus import ROOT as CASES_ROOT  # noqa: E402
-from rocmdoctor.testing.batches import (BatchError, head_commit, history, load_batches,  # noqa: E402
-                                        record_after_fix, record_first_sight, save_batches, uncommitted)
+from rocmdoctor.testing.batches import (BatchError, catalogue_causes, head_commit, history,  # noqa: E402
+                                        known_causes, load_batches, record_after_fix, record_first_sight,
+                                        save_batches, uncommitted)
 from rocmdoctor.testing.corpus import Outcome, load_case, load_cases, run_case  # noqa: E402
 
 
@@ -153,7 +154,8 @@ def _record(args: argparse.Namespace, batches: list[dict]) -> list[dict]:
         if dirty:
             raise BatchError("commit the batch before scoring it; not committed: " + ", ".join(dirty[:5]))
         outcomes = [run_case(load_case(p)) for p in paths]
-        batch = record_first_sight(batches, args.first_sight, outcomes, head_commit(ROOT), args.note)
+        batch = record_first_sight(batches, args.first_sight, outcomes, head_commit(ROOT), args.note,
+                                   known_causes(outcomes, catalogue_causes(ROOT)))
         label = "first sight"
     elif args.after_fix == "all":  # every batch from one run of the corpus: after a fix that reaches several
         by_id = {o.case.case_id: o for o in (run_case(c) for c in load_cases())}

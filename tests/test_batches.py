@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rocmdoctor.testing.batches import BatchError, history, load_batches, record_after_fix, record_first_sight
+from rocmdoctor.testing.batches import (BatchError, catalogue_causes, catalogue_causes_at, history, known_causes,
+                                        load_batches, record_after_fix, record_first_sight)
 from rocmdoctor.testing.corpus import ROOT, Case, Outcome
 
 
@@ -39,3 +40,34 @@ def test_every_batch_case_is_in_the_corpus() -> None:
         for case_id in batch["cases"]:
             assert (ROOT / case_id / "expect.yaml").is_file(), f"batch {batch['id']}: {case_id} is gone from the corpus"
         assert batch["first_sight"]["incidents"] + batch["first_sight"]["benign"] == len(batch["cases"])
+
+
+def test_known_causes_are_read_from_runbooks_and_signatures(tmp_path: Path) -> None:
+    (tmp_path / "runbooks").mkdir()
+    (tmp_path / "signatures").mkdir()
+    (tmp_path / "runbooks" / "gpu-oom.yaml").write_text("id: gpu-oom\ndiagnoses:\n  - id: job-needs-more-vram\n    step: s\n")
+    (tmp_path / "signatures" / "x.yaml").write_text(
+        "signatures:\n  - id: a\n    runbook: gpu-not-visible\n    diagnosis: runtime-missing-gpu\n"
+        "    context:\n      - near: 'x'\n        diagnosis: igpu-used-by-job\n")
+    causes = catalogue_causes(tmp_path)
+    assert causes == {("gpu-oom", "job-needs-more-vram"), ("gpu-not-visible", "runtime-missing-gpu"),
+                      ("gpu-not-visible", "igpu-used-by-job")}
+    case = Case("gpu-oom/a", Path("/nonexistent"), "gpu-oom", "critical", ("new-cause", "job-needs-more-vram"), {}, ())
+    other = Case("gpu-oom/b", Path("/nonexistent"), "gpu-oom", "critical", ("runtime-missing-gpu",), {}, ())
+    outcomes = [Outcome(case, "missed", "unknown", "unknown", "", ""), Outcome(other, "missed", "unknown", "unknown", "", "")]
+    assert known_causes(outcomes, causes) == 1  # a cause another runbook names is not this runbook's
+
+
+def test_known_causes_at_a_commit_read_that_commit() -> None:
+    root = Path(__file__).resolve().parents[1]
+    first = load_batches()[0]["first_sight"]["commit"]
+    then, now = catalogue_causes_at(root, first), catalogue_causes(root)
+    assert ("gpu-not-visible", "amdgpu-not-loaded") in then and len(then) < len(now)
+
+
+def test_history_says_how_many_expected_causes_were_known() -> None:
+    batches: list[dict] = []
+    record_first_sight(batches, "b1", [_outcome("gpu-oom/a", "right"), _outcome("gpu-oom/b", "missed")], "abc", "", known=1)
+    table = history(batches)
+    assert "| `abc` | 1/2 | **1/2 (50%)**" in table
+    assert "**1/2 (50%)** of the incidents" in table and "Of those 1, **1 (100%)** were right" in table

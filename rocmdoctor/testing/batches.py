@@ -64,8 +64,54 @@ def score(outcomes: list[Outcome]) -> dict[str, Any]:
             "false_critical": sum(o.verdict == "false-critical" for o in outcomes)}
 
 
+def catalogue_causes(root: Path) -> set[tuple[str, str]]:
+    """The (runbook, diagnosis) pairs the catalogue under `root` can name: each runbook's diagnoses and each
+    signature's (its context readings too). Read as plain YAML, so an older commit's files read the same way."""
+    import yaml
+
+    causes: set[tuple[str, str]] = set()
+    for path in sorted((root / "runbooks").glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        causes.update((str(doc.get("id")), str(d.get("id"))) for d in doc.get("diagnoses") or [] if isinstance(d, dict))
+
+    def walk(node: Any, runbook: str | None) -> None:
+        if isinstance(node, dict):
+            runbook = str(node.get("runbook") or runbook or "")
+            if node.get("diagnosis"):
+                causes.add((runbook, str(node["diagnosis"])))
+            for value in node.values():
+                walk(value, runbook)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, runbook)
+
+    for path in sorted((root / "signatures").glob("*.yaml")):
+        walk(yaml.safe_load(path.read_text(encoding="utf-8")), None)
+    return causes
+
+
+def catalogue_causes_at(repo: Path, commit: str) -> set[tuple[str, str]]:
+    """catalogue_causes of the catalogue as it was at `commit` (git archive into a scratch directory)."""
+    import io
+    import tarfile
+    import tempfile
+
+    tar = subprocess.run(["git", "-C", str(repo), "archive", commit, "runbooks", "signatures"],
+                         capture_output=True, check=True).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+            archive.extractall(tmp, filter="data")
+        return catalogue_causes(Path(tmp))
+
+
+def known_causes(outcomes: list[Outcome], causes: set[tuple[str, str]]) -> int:
+    """Incidents whose expected cause (any accepted id, in the expected runbook) the catalogue already named: the
+    most a first sight could get right. The rest needed a cause nobody had written yet."""
+    return sum(any((o.case.runbook, d) in causes for d in o.case.diagnoses) for o in outcomes if not o.case.benign)
+
+
 def record_first_sight(batches: list[dict[str, Any]], batch_id: str, outcomes: list[Outcome], commit: str,
-                       note: str = "") -> dict[str, Any]:
+                       note: str = "", known: int | None = None) -> dict[str, Any]:
     if any(b["id"] == batch_id for b in batches):
         raise BatchError(f"batch {batch_id} is already recorded: its first sight is never rewritten")
     taken = {c: b["id"] for b in batches for c in b.get("cases", {})}
@@ -73,7 +119,7 @@ def record_first_sight(batches: list[dict[str, Any]], batch_id: str, outcomes: l
     if again:
         raise BatchError(f"already in a batch: {', '.join(f'{c} ({taken[c]})' for c in again)}")
     batch = {"id": batch_id, "note": note,
-             "first_sight": {**score(outcomes), "commit": commit},
+             "first_sight": {**score(outcomes), "commit": commit, **({"known": known} if known is not None else {})},
              "cases": {o.case.case_id: o.verdict for o in outcomes}}
     batches.append(batch)
     return batch
@@ -98,8 +144,11 @@ def history(batches: list[dict[str, Any]]) -> str:
         share = f" ({100 * s['right'] / s['incidents']:.0f}%)" if s["incidents"] else ""
         return f"{s['right']}/{s['incidents']}{share}" + (f", {s['false_critical']} false CRITICAL" if s["false_critical"] else "")
 
+    def known(s: dict[str, Any]) -> str:
+        return f"{s['known']}/{s['incidents']}" if "known" in s else "-"
+
     rows = [f"| {b['id']} | {len(b.get('cases', {}))} | {b['first_sight']['date']} | `{b['first_sight']['commit']}` "
-            f"| **{pct(b['first_sight'])}** | {pct(b.get('after_fix'))} "
+            f"| {known(b['first_sight'])} | **{pct(b['first_sight'])}** | {pct(b.get('after_fix'))} "
             f"| {('`' + b['after_fix']['commit'] + '`') if b.get('after_fix') else '-'} | {b.get('note', '')} |"
             for b in batches]
     seen = sum(b["first_sight"]["incidents"] for b in batches)
@@ -107,5 +156,14 @@ def history(batches: list[dict[str, Any]]) -> str:
     total = (f"\nAll batches at first sight: **{right}/{seen} ({100 * right / seen:.0f}%)** right, "
              f"{sum(b['first_sight']['false_critical'] for b in batches)} false CRITICAL, over "
              f"{sum(len(b.get('cases', {})) for b in batches)} new cases.\n") if seen else ""
-    return ("| batch | cases | scored | commit | right at first sight | right after fixes | commit | gathered from |\n"
-            "|---|---:|---|---|---:|---:|---|---|\n" + "\n".join(rows) + "\n" + total)
+    counted = [b["first_sight"] for b in batches if "known" in b["first_sight"]]
+    if counted:
+        k, n, r = (sum(s[f] for s in counted) for f in ("known", "incidents", "right"))
+        total += (f"\nThe expected cause was already in the catalogue (a runbook's or a signature's diagnosis, in the "
+                  f"expected runbook) at the scored commit for **{k}/{n} ({100 * k / n:.0f}%)** of the incidents: the "
+                  f"most first sight could have got right; the rest needed a cause nobody had written yet. Of those "
+                  f"{k}, **{r} ({100 * r / k:.0f}%)** were right: the share of known causes recognised in evidence "
+                  f"never read.\n") if k else ""
+    return ("| batch | cases | scored | commit | cause in catalogue | right at first sight | right after fixes | commit "
+            "| gathered from |\n"
+            "|---|---:|---|---|---:|---:|---:|---|---|\n" + "\n".join(rows) + "\n" + total)
