@@ -252,7 +252,9 @@ KERNEL_LOGS = ("command:dmesg", "command:journalctl -k -b --no-pager")
 #: matched there: runtime.rocminfo_errors reads the rest (the /dev/kfd errno, the group check)
 #: with the node's context, which a signature lacks (root refused is not a group problem).
 ROCMINFO = "command:rocminfo"
-ROCMINFO_FAMILIES = ("hsa", "loader")   # the runtime's status, and the loader's errors rocminfo prints when it cannot start
+# the runtime's status, the loader's errors, and rocminfo's own refusals to start that no step reads (its /dev/kfd
+# errno and group lines stay with the rocminfo step, which reads them with the node's context)
+ROCMINFO_FAMILIES = ("hsa", "loader", "rocminfo-startup")
 #: the runtime tools' own output the probe reads, and the families of their status lines: rocminfo's
 #: runtime and loader errors; clinfo's OpenCL ICD loader errors and, since ROCm's OpenCL runs on ROCr,
 #: the same runtime and loader lines (ROCr's "HSA Error: Incompatible kernel and userspace" goes to any

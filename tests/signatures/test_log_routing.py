@@ -223,3 +223,21 @@ def test_rocrs_own_lines_in_clinfos_output_are_read_like_rocminfos(tmp_path: Pat
     d = _runbook(report, "kernel-driver-mismatch")["diagnoses"][0]
     assert d["diagnosis_id"] == "userspace-driver-mismatch"
     assert any(line in e for e in d["evidence"])
+
+
+def test_rocminfos_refusal_to_start_in_its_own_output_reads_as_explain_reads_it(tmp_path: Path) -> None:
+    # rocminfo.cc CheckInitialState() prints this and exits before hsa_init when /sys/module/amdgpu/initstate is
+    # not "live" (the first line of ROCm/legacy-rocm-build#6373's rocminfo): the probe's own rocminfo output is
+    # read with the catalogue as a pasted line would be, where the runbook found no cause itself
+    line = "ROCk module is NOT live, possibly no GPU devices"
+    b = _bundle(tmp_path, {})
+    (b / "commands" / "rocminfo").mkdir()
+    (b / "commands" / "rocminfo" / "stdout").write_text(line + "\n")
+    _, report = _triage("--from", str(b), "--runbook", "gpu-not-visible")
+    d = _runbook(report, "gpu-not-visible")["diagnoses"][0]
+    assert d["diagnosis_id"] == "amdgpu-init-not-finished"
+    assert d["evidence"][0] == f"rocminfo:1: {line}"
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", line, "--format", "json"],
+                          capture_output=True, text=True, timeout=60)
+    assert '"amdgpu-init-not-finished"' in proc.stdout
+
