@@ -155,7 +155,7 @@ def _record(args: argparse.Namespace, batches: list[dict]) -> list[dict]:
             raise BatchError("commit the batch before scoring it; not committed: " + ", ".join(dirty[:5]))
         outcomes = [run_case(load_case(p)) for p in paths]
         batch = record_first_sight(batches, args.first_sight, outcomes, head_commit(ROOT), args.note,
-                                   known_causes(outcomes, catalogue_causes(ROOT)))
+                                   known_causes((o.case for o in outcomes), catalogue_causes(ROOT)))
         label = "first sight"
     elif args.after_fix == "all":  # every batch from one run of the corpus: after a fix that reaches several
         by_id = {o.case.case_id: o for o in (run_case(c) for c in load_cases())}

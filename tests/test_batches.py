@@ -54,8 +54,7 @@ def test_known_causes_are_read_from_runbooks_and_signatures(tmp_path: Path) -> N
                       ("gpu-not-visible", "igpu-used-by-job")}
     case = Case("gpu-oom/a", Path("/nonexistent"), "gpu-oom", "critical", ("new-cause", "job-needs-more-vram"), {}, ())
     other = Case("gpu-oom/b", Path("/nonexistent"), "gpu-oom", "critical", ("runtime-missing-gpu",), {}, ())
-    outcomes = [Outcome(case, "missed", "unknown", "unknown", "", ""), Outcome(other, "missed", "unknown", "unknown", "", "")]
-    assert known_causes(outcomes, causes) == 1  # a cause another runbook names is not this runbook's
+    assert known_causes([case, other], causes) == 1  # a cause another runbook names is not this runbook's
 
 
 def test_known_causes_at_a_commit_read_that_commit() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rocmdoctor.testing.batches import catalogue_causes_at, load_batches, save_batches  # noqa: E402
+from rocmdoctor.testing.batches import catalogue_causes_at, known_causes, load_batches, save_batches  # noqa: E402
 from rocmdoctor.testing.corpus import ROOT as CASES, load_case  # noqa: E402
 
 
@@ -26,7 +26,7 @@ def main() -> int:
             continue
         causes = catalogue_causes_at(ROOT, fs["commit"])
         cases = [load_case(CASES / c) for c in b.get("cases", {}) if (CASES / c).is_dir()]
-        fs["known"] = sum(any((c.runbook, d) in causes for d in c.diagnoses) for c in cases if not c.benign)
+        fs["known"] = known_causes(cases, causes)
         print(f"{b['id']}: expected cause in the catalogue at {fs['commit']}: {fs['known']}/{fs['incidents']}, "
               f"right {fs['right']}")
     save_batches(batches)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
-from rocmdoctor.testing.corpus import ROOT, Outcome
+from rocmdoctor.testing.corpus import ROOT, Case, Outcome
 
 BATCHES = ROOT / "batches.yaml"
 HEADER = """\
@@ -104,10 +104,10 @@ def catalogue_causes_at(repo: Path, commit: str) -> set[tuple[str, str]]:
         return catalogue_causes(Path(tmp))
 
 
-def known_causes(outcomes: list[Outcome], causes: set[tuple[str, str]]) -> int:
+def known_causes(cases: Iterable[Case], causes: set[tuple[str, str]]) -> int:
     """Incidents whose expected cause (any accepted id, in the expected runbook) the catalogue already named: the
     most a first sight could get right. The rest needed a cause nobody had written yet."""
-    return sum(any((o.case.runbook, d) in causes for d in o.case.diagnoses) for o in outcomes if not o.case.benign)
+    return sum(any((c.runbook, d) in causes for d in c.diagnoses) for c in cases if not c.benign)
 
 
 def record_first_sight(batches: list[dict[str, Any]], batch_id: str, outcomes: list[Outcome], commit: str,
