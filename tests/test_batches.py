@@ -74,3 +74,14 @@ def test_history_says_how_many_expected_causes_were_known() -> None:
     table = history(batches)
     assert "| `abc` | 1/2 | **1/2 (50%)**" in table
     assert "**1/2 (50%)** of the incidents" in table and "Of those 1, **1 (100%)** were right" in table
+
+
+def test_history_splits_known_causes_by_scoring_day() -> None:
+    batches: list[dict] = []
+    record_first_sight(batches, "b1", [_outcome("gpu-oom/a", "right"), _outcome("gpu-oom/b", "missed")], "abc", "", known=2)
+    record_first_sight(batches, "b2", [_outcome("gpu-oom/c", "missed"), _outcome("gpu-oom/d", "missed")], "def", "", known=1)
+    batches[0]["first_sight"]["date"], batches[1]["first_sight"]["date"] = "2026-11-25", "2026-11-26"
+    table = history(batches)
+    assert "| 2026-11-25 | 1 | 2/2 (100%) | 1/2 (50%) |" in table
+    assert "| 2026-11-26 | 1 | 1/2 (50%) | 0/1 (0%) |" in table
+    assert "| scored | batches |" not in history(batches[:1])   # one day: nothing to compare

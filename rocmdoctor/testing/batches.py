@@ -164,6 +164,25 @@ def history(batches: list[dict[str, Any]]) -> str:
                   f"most first sight could have got right; the rest needed a cause nobody had written yet. Of those "
                   f"{k}, **{r} ({100 * r / k:.0f}%)** were right: the share of known causes recognised in evidence "
                   f"never read.\n") if k else ""
+    total += _known_by_day(counted)
     return ("| batch | cases | scored | commit | cause in catalogue | right at first sight | right after fixes | commit "
             "| gathered from |\n"
             "|---|---:|---|---|---:|---:|---:|---|---|\n" + "\n".join(rows) + "\n" + total)
+
+
+def _known_by_day(first_sights: list[dict[str, Any]]) -> str:
+    """Per scoring day, how many incidents had a known cause and how many of those came out right: whether the
+    misses move between a cause nobody had written and a known cause not recognised."""
+    days: dict[str, list[int]] = {}
+    for s in first_sights:
+        day = days.setdefault(str(s["date"]), [0, 0, 0, 0])
+        day[0] += 1
+        day[1] += s["incidents"]
+        day[2] += s["known"]
+        day[3] += s["right"]
+    if len(days) < 2:
+        return ""
+    rows = [f"| {d} | {b} | {k}/{n} ({100 * k / n:.0f}%) | {r}/{k} ({100 * r / k:.0f}%) |"
+            for d, (b, n, k, r) in sorted(days.items()) if n and k]
+    return ("\n| scored | batches | cause in catalogue | of those, right at first sight |\n|---|---:|---:|---:|\n"
+            + "\n".join(rows) + "\n")
