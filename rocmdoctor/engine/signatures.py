@@ -248,12 +248,11 @@ def _read_in_context(m: SignatureMatch, sig: SignatureDef, lines: list[str], sou
 #: the kernel-log gathers the driver and kernel checks already put in the probe
 #: (checks/driver.yaml, checks/kernel.yaml): matched here at no extra cost
 KERNEL_LOGS = ("command:dmesg", "command:journalctl -k -b --no-pager")
-#: rocminfo's own output, read by the probe. Only the runtime's status lines (family hsa) are
-#: matched there: runtime.rocminfo_errors reads the rest (the /dev/kfd errno, the group check)
-#: with the node's context, which a signature lacks (root refused is not a group problem).
+#: rocminfo's own output, read by the probe. Matched there: the runtime's status lines (hsa), the loader's
+#: errors (loader) and rocminfo's refusals to start that no step parses (rocminfo-startup). The /dev/kfd errno
+#: and group lines are not: runtime.rocminfo_errors reads them with the node's context, which a signature
+#: lacks (root refused is not a group problem).
 ROCMINFO = "command:rocminfo"
-# the runtime's status, the loader's errors, and rocminfo's own refusals to start that no step reads (its /dev/kfd
-# errno and group lines stay with the rocminfo step, which reads them with the node's context)
 ROCMINFO_FAMILIES = ("hsa", "loader", "rocminfo-startup")
 #: the runtime tools' own output the probe reads, and the families of their status lines: rocminfo's
 #: runtime and loader errors; clinfo's OpenCL ICD loader errors and, since ROCm's OpenCL runs on ROCr,
