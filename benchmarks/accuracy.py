@@ -115,8 +115,9 @@ thread established (see each `case.md`). A case is triaged with every runbook, a
 `rocmdoctor triage --from tests/incidents/<runbook>/<case>/bundle` would.
 
 - **right**: the expected runbook's first diagnosis is one the thread supports;
-- **wrong cause**: that runbook failed or warned, but with another diagnosis or none;
-- **missed**: that runbook did not fail or warn (often UNKNOWN: the evidence is not read yet);
+- **wrong cause**: that runbook named another cause first;
+- **missed**: that runbook named no cause: UNKNOWN (often: the evidence is not read yet), or a failure seen
+  (a symptom such as "no ROCm-capable device") with its likely causes left open, each with the command that settles it;
 - **false CRITICAL**: a benign case (healthy or expected output) made the triage CRITICAL.
 
 How far to trust the figure: the cases were collected by the same team that writes the runbooks,

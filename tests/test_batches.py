@@ -85,3 +85,13 @@ def test_history_splits_known_causes_by_scoring_day() -> None:
     assert "| 2026-11-25 | 1 | 2/2 (100%) | 1/2 (50%) |" in table
     assert "| 2026-11-26 | 1 | 1/2 (50%) | 0/1 (0%) |" in table
     assert "| scored | batches |" not in history(batches[:1])   # one day: nothing to compare
+
+
+def test_history_says_how_often_a_named_cause_was_right() -> None:
+    batches: list[dict] = []
+    record_first_sight(batches, "b1", [_outcome("gpu-oom/a", "right"), _outcome("gpu-oom/b", "wrong-cause"),
+                                       _outcome("gpu-oom/c", "wrong-cause"), _outcome("gpu-oom/d", "missed"),
+                                       _outcome("gpu-oom/e", "benign-ok", "ok")], "abc", "")
+    table = history(batches)
+    assert "named a cause at first sight it was the thread's in **1/3 (33%)**" in table
+    assert "in 1 of 4 incidents" in table

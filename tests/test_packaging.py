@@ -52,7 +52,7 @@ def test_installed_wheel_lists_runbooks_and_runs_the_demo(tmp_path: Path) -> Non
     assert demo.returncode == 2, demo.stderr
     assert "amdgpu is not loaded" in demo.stdout and "$ modprobe amdgpu" in demo.stdout
     explained = run("explain", "RuntimeError: HIP error: hipErrorNoDevice")
-    assert explained.returncode == 0 and "gpu-not-visible / runtime-missing-gpu" in explained.stdout
+    assert explained.returncode == 0 and "gpu-not-visible / user-not-in-render-group" in explained.stdout
 
 
 def _bash_blocks(markdown: str) -> list[str]:

@@ -26,7 +26,8 @@ def _first(text: str) -> list[str]:
 def test_the_more_specific_reading_of_a_line_stays_first() -> None:
     ranked = [m.signature_id for m in explain_text(YAKSA)]
     assert ranked[:2] == ["yaksa-hip-init-hook-failed", "hip-no-rocm-capable-device"]
-    assert _first(YAKSA)[:2] == ["yaksa-hip-backend-fails-without-gpu", "runtime-missing-gpu"]
+    # the bare HIP text under it is a symptom (leaves_open): it adds no second cause
+    assert _first(YAKSA) == ["yaksa-hip-backend-fails-without-gpu"]
 
 
 def test_a_rocm_tool_missing_its_own_library_has_one_reading() -> None:

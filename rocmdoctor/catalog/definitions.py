@@ -213,3 +213,6 @@ class SignatureDef:
     #: runbook diagnoses that name a symptom this line names the cause of (a device plugin's panic is why no
     #: GPU is allocatable): the line's reading then goes ahead of them instead of after
     cause_of: tuple[str, ...] = ()
+    #: runbook diagnoses this line leaves open, most likely first: it shows the failure (HIP found no GPU), not
+    #: which of them caused it, so alone it names no cause; the runbook lists these with their settle commands
+    leaves_open: tuple[str, ...] = ()

@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 SIG_KEYS = {"id", "family", "pattern", "means", "runbook", "diagnosis", "confidence", "severity",
             "fallback", "confirm", "source", "example", "context", "when",
-            "cause_of"}
+            "cause_of", "leaves_open"}
 CONTEXT_KEYS = {"line", "diagnosis", "means", "runbook", "confidence", "severity", "commands", "source", "within",
                 "example"}
 CONFIRM_KEYS = {"check", "commands", "contradicted"}
@@ -216,6 +216,9 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
             ctx.fail(obj, "cause_of", f"cause_of of {what} must list other diagnosis ids", f"got: {d}")
     if cause_of and fallback:
         ctx.fail(obj, "cause_of", f"{what} is a fallback: it cannot also go ahead of a runbook's diagnosis")
+    leaves_open = _leaves_open(ctx, obj, runbooks, runbook, what) if "leaves_open" in obj else ()
+    if leaves_open and cause_of:
+        ctx.fail(obj, "leaves_open", f"{what} names the cause of a diagnosis (cause_of): it cannot also leave causes open")
     if not ID_RE.match(str(ctx.string(obj, "family", what))):
         ctx.fail(obj, "family", f"invalid family of {what}")
     confirm_check, commands, contradicted = "", (), ()
@@ -233,8 +236,24 @@ def _signature(ctx: _Ctx, raw: Any, parent: Any, runbooks: dict[str, Any] | None
         ignore_case=tuple(folds), means=_means(ctx, obj, what), runbook=runbook,
         diagnosis=diagnosis, confidence=confidence, severity=severity, fallback=fallback,
         confirm_check=confirm_check, commands=commands, sources=sources, examples=examples, path=ctx.path,
-        line=obj.line, contradicted=contradicted, when=when, cause_of=tuple(cause_of),
+        line=obj.line, contradicted=contradicted, when=when, cause_of=tuple(cause_of), leaves_open=leaves_open,
         context=_context(ctx, obj, runbooks, what) if "context" in obj else ())
+
+
+def _leaves_open(ctx: _Ctx, obj: LineDict, runbooks: dict[str, Any] | None, runbook: str, what: str) -> tuple[str, ...]:
+    """The runbook's diagnoses a symptom line leaves open: each must be one the runbook declares with a `settle`
+    command, since listing it is only useful with the command that decides it."""
+    ids = tuple(_strings(ctx, obj, "leaves_open", what))
+    if not ids:
+        ctx.fail(obj, "leaves_open", f"leaves_open of {what} must list the runbook's diagnosis ids, most likely first")
+    rb = runbooks.get(runbook) if runbooks is not None else None
+    if rb is not None:
+        settled = {d.id for d in rb.diagnoses if d.settle}
+        for d in ids:
+            if d not in settled:
+                ctx.fail(obj, "leaves_open", f"leaves_open of {what} names '{d}', which runbook {runbook} does not "
+                         "declare with a settle command", f"diagnoses with one: {', '.join(sorted(settled))}")
+    return ids
 
 
 def _context(ctx: _Ctx, obj: LineDict, runbooks: dict[str, Any] | None, what: str) -> tuple[ContextReading, ...]:

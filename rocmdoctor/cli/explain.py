@@ -65,7 +65,7 @@ def _codes_in(body: str) -> list[Any]:
     return list(seen.values())
 
 
-def _causes(body: str, paths: tuple[str, ...]) -> list[Any]:
+def _causes(body: str, paths: tuple[str, ...]) -> tuple[list[Any], list[tuple[str, Any]]]:
     """The diagnoses a triage of a bundle holding only this text makes, failing runbooks first and,
     among them, the surest first cause first (a generic low-confidence reading in one runbook does not
     go before a precise one in another): the same reading `--log` and a triage of a node give."""
@@ -77,7 +77,16 @@ def _causes(body: str, paths: tuple[str, ...]) -> list[Any]:
     order = {State.FAIL: 0, State.WARN: 1}
     runbooks = sorted((r for r in report.runbooks if r.diagnoses),
                       key=lambda r: (order.get(r.state, 2), CONFIDENCE_RANK.get(r.diagnoses[0].confidence, 9)))
-    return [d for r in runbooks for d in r.diagnoses]
+    return [d for r in runbooks for d in r.diagnoses], _left_open(report)
+
+
+def _left_open(report: Any) -> list[tuple[str, Any]]:
+    """(runbook, open cause) of each runbook a symptom line failed without naming a cause ("no ROCm-capable
+    device"): its likely causes, first first, each with the command that settles it, as a triage lists them."""
+    from rocmdoctor.status import State
+
+    return [(r.runbook_id, c) for r in report.runbooks
+            if not r.diagnoses and r.state in (State.FAIL, State.WARN) for c in r.open_causes]
 
 
 def _signature_of(d: Any, matches: list[Any]) -> dict[str, Any]:
@@ -88,7 +97,7 @@ def _signature_of(d: Any, matches: list[Any]) -> dict[str, Any]:
 
 
 def _as_json(matches: list[Any], source: str, lines: int, host: str, codes: list[Any],
-             causes: list[Any]) -> dict[str, Any]:
+             causes: list[Any], left_open: list[tuple[str, Any]]) -> dict[str, Any]:
     return {
         "source": source, "lines": lines, "matched": bool(matches or causes),
         "codes": [{"lineno": n, "numbering": r.numbering, "name": r.name, "value": r.value, "written": r.written,
@@ -97,6 +106,7 @@ def _as_json(matches: list[Any], source: str, lines: int, host: str, codes: list
                     "cause": d.cause, "evidence": [_where(e) for e in d.evidence],
                     **_signature_of(d, matches),
                     "triage": f"rocmdoctor triage {host} --runbook {d.runbook_id}"} for d in causes],
+        "open_causes": [{"runbook": rb, "diagnosis": c.diagnosis_id, "settle": c.settle} for rb, c in left_open],
         "signatures": [m.to_dict() for m in matches],
         "next": [] if matches or causes else [f"rocmdoctor triage {host}", f"rocmdoctor capture {host} -o {host}.tar.gz"],
     }
@@ -124,7 +134,7 @@ def _print_codes(codes: list[Any]) -> None:
 
 
 def _print_text(matches: list[Any], source: str, lines: int, host: str, codes: list[Any],
-                causes: list[Any]) -> None:
+                causes: list[Any], left_open: list[tuple[str, Any]]) -> None:
     where = f"{lines} line(s) of {source}" if source != "<text>" else "the text"
     if not matches and not causes:
         print(f"No known error signature in {where}.")
@@ -132,13 +142,19 @@ def _print_text(matches: list[Any], source: str, lines: int, host: str, codes: l
         print(f"  To diagnose the node itself:  rocmdoctor triage {host}")
         print(f"  To hand its evidence to someone: rocmdoctor capture {host} -o {host}.tar.gz")
         return
-    print(f"Likely root causes, most certain first ({len(matches)} signature(s) matched {where}):")
+    if causes:
+        print(f"Likely root causes, most certain first ({len(matches)} signature(s) matched {where}):")
     for i, d in enumerate(causes, 1):
         print(f"  {i}. {d.runbook_id} / {d.diagnosis_id}  [{d.confidence}]")
         print(f"     {_first_sentence(d.cause)}")
         if d.evidence:
             print(f"     from: {_where(d.evidence[0])}")
-    if not causes:
+    if left_open:
+        print(f"{len(matches)} signature(s) matched {where}: it shows a failure, not its cause; the likely causes, "
+              "first first, each with the command that settles it on the node:")
+        for i, (rb, c) in enumerate(left_open, 1):
+            print(f"  {i}. {rb} / {c.diagnosis_id}:  {c.settle}")
+    if not causes and not left_open:
         print("  (the lines below name no cause a runbook would make without the node)")
     for m in matches:
         print(f"\n{m.signature_id}  ({m.family}; {m.confidence} confidence, {m.severity})")
@@ -192,11 +208,11 @@ def explain(
         matches = explain_text(body, source, path or ())
         lines = len(body.splitlines())
         codes = _codes_in(body)
-        causes = _causes(body, tuple(path or ()))
+        causes, left_open = _causes(body, tuple(path or ()))
         if fmt == "json":
-            print(json.dumps(_as_json(matches, source, lines, host, codes, causes), indent=2))
+            print(json.dumps(_as_json(matches, source, lines, host, codes, causes, left_open), indent=2))
         else:
-            _print_text(matches, source, lines, host, codes, causes)
+            _print_text(matches, source, lines, host, codes, causes, left_open)
 
 
 def register(app: typer.Typer) -> None:

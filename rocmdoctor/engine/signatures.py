@@ -56,6 +56,7 @@ class SignatureMatch:
     context_line: str = ""         # the nearby line that chose this reading (SignatureDef.context), quoted
     quote_undecided: bool = False  # a reading chosen by an UNKNOWN check: quote that check's evidence anyway
     cause_of: tuple[str, ...] = ()  # runbook diagnoses whose cause the line names (SignatureDef.cause_of)
+    leaves_open: tuple[str, ...] = ()  # the causes a symptom line leaves open, likeliest first (SignatureDef.leaves_open)
 
     @property
     def quote(self) -> str:
@@ -196,7 +197,8 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
                     tuple(replace(alt, means=_fill(alt.means, groups, names=names),
                                   commands=tuple(_fill(c, groups, shell=True, names=names) for c in alt.commands))
                           for alt in sig.contradicted),
-                    tuple(r.describe() for r in read_codes(line)), cause_of=sig.cause_of)
+                    tuple(r.describe() for r in read_codes(line)), cause_of=sig.cause_of,
+                    leaves_open=sig.leaves_open)
         return found
 
     for lineno, line in enumerate(all_lines, 1):
@@ -241,7 +243,8 @@ def _read_in_context(m: SignatureMatch, sig: SignatureDef, lines: list[str], sou
                                means=_fill(ctx.means, m.groups, names=_group_names(tuple(sig.patterns))),
                                confidence=ctx.confidence,
                                severity=ctx.severity or m.severity, commands=ctx.commands or m.commands,
-                               urls=(*m.urls, *ctx.sources), context_line=quote, instead=(), cause_of=())
+                               urls=(*m.urls, *ctx.sources), context_line=quote, instead=(), cause_of=(),
+                               leaves_open=())
     return m
 
 
@@ -365,7 +368,7 @@ def _read_against_node(m: SignatureMatch, report: RunbookReport) -> SignatureMat
     alt = next((a for a in m.instead if _refutes(a, m, report)), None)
     if alt is None:
         return m
-    return replace(m, diagnosis=alt.diagnosis, means=alt.means, confidence=alt.confidence, cause_of=(),
+    return replace(m, diagnosis=alt.diagnosis, means=alt.means, confidence=alt.confidence, cause_of=(), leaves_open=(),
                    severity=alt.severity or m.severity, commands=alt.commands or m.commands,
                    urls=(*m.urls, *alt.sources), confirm_check=alt.check or m.confirm_check,
                    quote_undecided="unknown" in alt.states)
@@ -394,6 +397,13 @@ def _rank_of_line_reading(diagnoses: list[Diagnosis], m: SignatureMatch, context
     return len(diagnoses)
 
 
+def left_open(report: RunbookReport) -> tuple[str, ...]:
+    """The causes the report's symptom lines leave open, likeliest first, each once (the log step's matches)."""
+    step = report.steps[0] if report.steps and report.steps[0].step_id == "log" else None
+    matches = step.check.outputs.get("matches", []) if step is not None and step.check is not None else []
+    return tuple(dict.fromkeys(d for m in matches for d in m.get("leaves_open") or ()))
+
+
 def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: list[tuple[str, str]],
                  host: str = "<host>", context: frozenset[str] = frozenset()) -> RunbookReport:
     """The report with the log step first and the matches as diagnoses: a match whose
@@ -401,7 +411,9 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
     another becomes a diagnosis of its own (after the ones node evidence made), quoting what
     the signature's confirming check found on the node when the runbook ran it; a
     `fallback` match only when the runbook found no cause at all (a `context` condition, such as a
-    GPU off its release's list, is not one: the generic reading then follows it)."""
+    GPU off its release's list, is not one: the generic reading then follows it). A symptom line
+    (`leaves_open`) fails the log step but makes no diagnosis of its own: the causes it leaves open are
+    listed instead (open_causes), unless the runbook already made its diagnosis from the node."""
     if host.startswith("bundle:"):
         host = "HOST"  # a bundle's label is not a target one can triage
     mine = [_read_against_node(m, report) for m in matches if m.runbook == report.runbook_id]
@@ -416,7 +428,7 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
             if m.quote not in d.evidence:
                 diagnoses[at] = replace(d, evidence=with_codes((m.quote, *d.evidence)))
             continue
-        if m.fallback and own:
+        if (m.fallback and own) or m.leaves_open:
             continue
         rank = _rank_of_line_reading(diagnoses, m, context)
         follow = (*(f"Confirm on the node: `{c}`" for c in m.commands),

@@ -239,14 +239,23 @@ def _evaluate_plan(plan: Plan, evidence: dict[str, Evidence], host: str,
 
 def _with_open_causes(rb: Any, report: RunbookReport) -> RunbookReport:
     """The causes whose deciding step could not be evaluated, in the runbook's order, with the one
-    command that settles each: what to run next instead of a bare UNKNOWN."""
+    command that settles each: what to run next instead of a bare UNKNOWN. Where a symptom line
+    (a signature's `leaves_open`: HIP found no GPU) failed the runbook, the causes that line leaves
+    open, likeliest first, except those whose step ruled them out (passed)."""
+    from rocmdoctor.engine.signatures import left_open
     from rocmdoctor.results import OpenCause
 
-    unknown = {s.step_id for s in report.steps if s.state == State.UNKNOWN}
+    by_id: dict[str, Any] = {}
+    for d in rb.diagnoses:  # a cause declared on several steps: the first that has a settle command
+        if d.settle:
+            by_id.setdefault(d.id, d)
+    states = {s.step_id: s.state for s in report.steps}
+    chosen = [by_id[i] for i in left_open(report) if i in by_id and states.get(by_id[i].step) != State.PASS]
+    if not chosen:  # no symptom line, or the node ruled out what it leaves open
+        chosen = [d for d in rb.diagnoses if d.settle and states.get(d.step) == State.UNKNOWN]
     open_: dict[str, OpenCause] = {}          # one entry per command: causes may share one
-    for d in rb.diagnoses:
-        if d.settle and d.step in unknown:
-            open_.setdefault(d.settle, OpenCause(d.id, d.step, d.settle))
+    for d in chosen:
+        open_.setdefault(d.settle, OpenCause(d.id, d.step, d.settle))
     return replace(report, open_causes=tuple(open_.values())) if open_ else report
 
 

@@ -164,10 +164,23 @@ def history(batches: list[dict[str, Any]]) -> str:
                   f"most first sight could have got right; the rest needed a cause nobody had written yet. Of those "
                   f"{k}, **{r} ({100 * r / k:.0f}%)** were right: the share of known causes recognised in evidence "
                   f"never read.\n") if k else ""
+    total += _when_named(batches)
     total += _known_by_day(counted)
     return ("| batch | cases | scored | commit | cause in catalogue | right at first sight | right after fixes | commit "
             "| gathered from |\n"
             "|---|---:|---|---|---:|---:|---:|---|---|\n" + "\n".join(rows) + "\n" + total)
+
+
+def _when_named(batches: list[dict[str, Any]]) -> str:
+    """How often a cause rocmdoctor named at first sight was the thread's: what an on-call engineer can trust in
+    a verdict, beside how often one was named at all. From the per-case verdicts (a case missed named none)."""
+    verdicts = [v for b in batches for v in (b.get("cases") or {}).values()]
+    right, wrong, missed = (verdicts.count(v) for v in ("right", "wrong-cause", "missed"))
+    if not right + wrong:
+        return ""
+    return (f"\nWhen rocmdoctor named a cause at first sight it was the thread's in **{right}/{right + wrong} "
+            f"({100 * right / (right + wrong):.0f}%)**; it named none (UNKNOWN, or a failure with its likely causes "
+            f"left open) in {missed} of {right + wrong + missed} incidents.\n")
 
 
 def _known_by_day(first_sights: list[dict[str, Any]]) -> str:

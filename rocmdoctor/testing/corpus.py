@@ -99,8 +99,10 @@ def run_case(case: Case) -> Outcome:
         return Outcome(case, "wrong-cause", rb.state.value, overall.value, first,
                        f"first diagnosis {first}, expected {' or '.join(case.diagnoses)}", made)
     if rb.state in (State.FAIL, State.WARN):
-        return Outcome(case, "wrong-cause", rb.state.value, overall.value, "",
-                       f"{rb.state.value} without a diagnosis", made)
+        # a failure seen (a symptom line) with its causes left open names no cause: not a wrong one
+        opened = ", ".join(c.diagnosis_id for c in rb.open_causes[:4])
+        return Outcome(case, "missed", rb.state.value, overall.value, "",
+                       f"{rb.state.value} without naming a cause" + (f"; left open: {opened}" if opened else ""), made)
     elsewhere = [d.diagnosis_id for r in report.runbooks for d in r.diagnoses]
     unknown = [s.check.message for s in rb.steps if s.check is not None and s.check.state == State.UNKNOWN]
     reason = f"{case.runbook} is {rb.state.value}"
