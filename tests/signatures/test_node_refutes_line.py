@@ -62,6 +62,24 @@ def test_a_gpu_container_started_on_a_cpu_only_host_is_not_a_host_driver_fault(c
     assert code == 1
 
 
+# verbatim: ROCm/ROCm#4068 (`uname -a` in a WSL 2 distribution)
+WSL_UNAME = ("Linux DESKTOP-0O8UKKK 5.15.167.4-microsoft-standard-WSL2 #1 SMP Tue Nov 5 00:21:55 UTC 2024 "
+             "x86_64 x86_64 x86_64 GNU/Linux")
+
+
+def test_the_missing_kfd_under_wsl_is_wsl_not_a_host_driver_fault(tmp_path: Path) -> None:
+    """A ticket whose log shows the WSL 2 kernel and docker's missing /dev/kfd: WSL has no amdgpu by design, so the
+    line reads as that (pass /dev/dxg), not as a host whose driver is missing."""
+    bundle = _with_log(tmp_path, "docker.log", f"{WSL_UNAME}\n{DOCKER}")
+    code, cmf = _diagnoses(bundle, "docker.log")
+    first = cmf["diagnoses"][0]
+    assert first["diagnosis_id"] == "wsl-no-amdgpu"
+    assert first["evidence"][0] == f"/ticket/docker.log:2: {DOCKER}"
+    assert any("microsoft-standard-WSL2" in ev for ev in first["evidence"][1:])
+    assert "--device /dev/dxg" in first["cause"]
+    assert "host-driver-missing" not in [d["diagnosis_id"] for d in cmf["diagnoses"]]
+
+
 def test_the_pci_reading_needs_the_count_it_names(cpu_node: Path, tmp_path: Path) -> None:
     """`outputs: {count: 0}` narrows the PASS: told that the node should have 8 GPUs, the PCI check
     FAILs (8 missing from the bus), nothing refutes the line, and it keeps its usual reading."""
