@@ -58,6 +58,15 @@ def test_collect_env_names_the_pytorch_build() -> None:
     assert wsl["torch"]["gpu_available"] is False and "WSL2" in wsl["wsl"]["line"]
 
 
+def test_a1111_sysinfo_json_names_the_pytorch_build() -> None:
+    """collect_env's fields as AUTOMATIC1111's sysinfo writes them, JSON keys (`"torch_version": "2.2.2+cu121"`)."""
+    stated = parse_stated_env(sample("a1111-sysinfo-15542-cu121-torch-on-rx7800xt.md"))
+    torch = stated["torch"]
+    assert (torch["version"], torch["flavor"], torch["gpu_available"]) == ("2.2.2+cu121", "cuda", False)
+    assert torch["line"] == '"torch_version": "2.2.2+cu121",'
+    assert stated["os"]["id"] == "arch"
+
+
 @pytest.mark.parametrize("name, gfx", [
     ("AMD radeon rx7900XT", "gfx1100"), ("7900XTX", "gfx1100"), ("Sapphire Nitro+ RX 580", "gfx803"),
     ("AMD Radeon PRO W7900 Dual Slot", "gfx1100"), ("MI250X/MI250", "gfx90a"), ("Radeon VII", "gfx906"),

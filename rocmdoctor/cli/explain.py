@@ -82,7 +82,7 @@ def _causes(body: str, paths: tuple[str, ...]) -> tuple[list[Any], list[tuple[st
 
 def _left_open(report: Any) -> list[tuple[str, Any]]:
     """(runbook, open cause) of each runbook a symptom line failed without naming a cause ("no ROCm-capable
-    device"): its likely causes, first first, each with the command that settles it, as a triage lists them."""
+    device"): its likely causes, most likely first, each with the command that settles it, as a triage lists them."""
     from rocmdoctor.status import State
 
     return [(r.runbook_id, c) for r in report.runbooks
@@ -151,7 +151,7 @@ def _print_text(matches: list[Any], source: str, lines: int, host: str, codes: l
             print(f"     from: {_where(d.evidence[0])}")
     if left_open:
         print(f"{len(matches)} signature(s) matched {where}: it shows a failure, not its cause; the likely causes, "
-              "first first, each with the command that settles it on the node:")
+              "most likely first, each with the command that settles it on the node:")
         for i, (rb, c) in enumerate(left_open, 1):
             print(f"  {i}. {rb} / {c.diagnosis_id}:  {c.settle}")
     if not causes and not left_open:

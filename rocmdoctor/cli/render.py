@@ -102,7 +102,7 @@ def _print_runbooks(console: "Console", runbooks: "tuple[RunbookReport, ...] | l
             for line in rb.when_clear:
                 console.print(f"      - {escape(line)}")
         if rb.open_causes:
-            console.print("    The evidence shows the failure, not its cause; the likely causes, first first, each with the command "
+            console.print("    The evidence shows the failure, not its cause; the likely causes, most likely first, each with the command "
                           "that settles it:" if rb.state in (State.FAIL, State.WARN) else
                           "    Not decided by this evidence; the causes still open, each with the command that settles it:")
             for i, c in enumerate(rb.open_causes[:8], 1):

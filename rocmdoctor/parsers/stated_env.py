@@ -133,6 +133,23 @@ def _key_values(lines: list[str]) -> list[tuple[str, int, str, str]]:
     return out
 
 
+# torch.utils.collect_env's SystemEnv fields as JSON keys: AUTOMATIC1111's sysinfo ("Torch env info", modules/
+# sysinfo.py get_torch_sysinfo(): get_env_info()._asdict()) and the web UIs built on it paste them so
+_COLLECT_ENV_JSON = re.compile(r'^\s*"(?P<key>[a-z_]{2,40})":\s*"(?P<value>[^"\n]{1,200})",?\s*$')
+_COLLECT_ENV_KEYS = {"torch_version": "torch", "hip_compiled_version": "torch_rocm", "cuda_compiled_version": "torch_cuda",
+                     "is_cuda_available": "torch_gpu", "hip_runtime_version": "hip_runtime", "os": "os",
+                     "python_platform": "python_platform"}
+
+
+def _collect_env_json(lines: list[str]) -> list[tuple[str, int, str, str]]:
+    out = []
+    for i, raw in enumerate(lines):
+        m = _COLLECT_ENV_JSON.match(raw)
+        if m and (field := _COLLECT_ENV_KEYS.get(m.group("key"))) and m.group("value").lower() not in _NO_RESPONSE:
+            out.append((field, i + 1, raw, m.group("value")))
+    return out
+
+
 def _rocm_version(value: str) -> str | None:
     """'ROCm 6.0.0' / 'ROCM6.3.2' / '6.1.40091-a8dbc0c19' (a build: 6.1) -> '6.0.0' / '6.3.2' / '6.1'."""
     m = _ROCM_VERSION.search(value)
@@ -167,7 +184,7 @@ def parse_stated_env(text: str) -> dict[str, Any]:
     flavor} | None, form: bool}`: what the ticket states, each with the line that states it."""
     lines = text.splitlines()
     form = _form_fields(lines)
-    fields = form + _key_values(lines)
+    fields = form + _key_values(lines) + _collect_env_json(lines)
     got: dict[str, list[tuple[int, str, str]]] = {}
     for field, lineno, line, value in fields:
         got.setdefault(field, []).append((lineno, line, value))
