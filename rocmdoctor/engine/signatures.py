@@ -206,13 +206,14 @@ def match_text(signatures: Iterable[SignatureDef], text: str, source: str = "<te
         if hit or lineno >= len(all_lines):
             continue
         # a message wrapped by a terminal or a paste: after its colon ("Unable to find group render:" /
-        # "no matching entries in group file."), in a line that holds a signature's literal but not its
+        # "no matching entries in group file.") or comma (Triton's "out of resource: shared memory," /
+        # "Required: 165888, Hardware limit: 163840."), in a line that holds a signature's literal but not its
         # whole pattern, or through a literal ("... on startup is less than" / "desired GPU memory
         # utilization ..."): that last one only where the next line goes on mid-sentence (lower case; a
         # log's own lines start with a timestamp, a bracket or a capital) and a literal spans the break
         following = all_lines[lineno].strip()
         first_line = line.rstrip()
-        if not following or (hit is None and not first_line.endswith(":") and not (
+        if not following or (hit is None and not first_line.endswith((":", ",")) and not (
                 following[0].islower() and _literal(f"{first_line[-longest:]} {following[:longest]}"))):
             continue
         scan(lineno, f"{first_line} {following}", len(first_line))

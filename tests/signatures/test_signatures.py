@@ -68,6 +68,16 @@ def test_a_message_wrapped_after_its_colon_is_read_whole() -> None:
     assert match_text(load_catalog().signatures, "Unable to find group render:\n\nno matching entries", "x") == []
 
 
+def test_a_message_wrapped_after_a_comma_is_read_whole() -> None:
+    """Triton's one-line OutOfResources message as vllm-project/vllm#49778 quotes it, broken after "shared memory,"
+    (in the corpus): the lines are one message, quoted from the first."""
+    text = ("triton.runtime.errors.OutOfResources: out of resource: shared memory,\n"
+            "Required: 165888, Hardware limit: 163840.\nReducing block sizes or `num_stages` may help.\n")
+    (m,) = match_text(load_catalog().signatures, text, "vllm.log")
+    assert m.lineno == 1 and m.groups["required"] == "165888" and m.groups["limit"] == "163840"
+    assert m.diagnosis == "kernel-config-exceeds-lds"
+
+
 
 def test_a_message_wrapped_through_its_literal_is_read_whole() -> None:
     """vLLM's start-up check broken mid-sentence in a CI log (vllm-project/vllm, in the corpus): the next
