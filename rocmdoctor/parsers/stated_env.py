@@ -52,6 +52,7 @@ _FIELDS = {
     "kernel": "kernel", "kernel version": "kernel", "linux kernel": "kernel", "python platform": "python_platform",
     "pytorch version": "torch", "is cuda available": "torch_gpu", "cuda used to build pytorch": "torch_cuda",
     "pytorch": "torch", "torch": "torch", "torch version": "torch",
+    "hip compiled version": "torch_rocm", "cuda compiled version": "torch_cuda",
 }
 _ROCM_VERSION = re.compile(r"(?i)(?:\brocm[\s-]*)?v?(?P<v>\d+\.\d+(?:\.\d+)?)")
 _KERNEL = re.compile(r"\b(?P<k>[2-7]\.\d+(?:\.\d+)?(?:-[\w.+~-]+)?)")
@@ -134,19 +135,20 @@ def _key_values(lines: list[str]) -> list[tuple[str, int, str, str]]:
 
 
 # torch.utils.collect_env's SystemEnv fields as JSON keys: AUTOMATIC1111's sysinfo ("Torch env info", modules/
-# sysinfo.py get_torch_sysinfo(): get_env_info()._asdict()) and the web UIs built on it paste them so
+# sysinfo.py get_torch_sysinfo(): get_env_info()._asdict()) and the web UIs built on it paste them so. Only
+# those field names are read (a JSON "gpu" or "kernel" elsewhere in a paste is not a statement); each maps
+# through _FIELDS like its collect_env label ("torch_version" as "torch version").
 _COLLECT_ENV_JSON = re.compile(r'^\s*"(?P<key>[a-z_]{2,40})":\s*"(?P<value>[^"\n]{1,200})",?\s*$')
-_COLLECT_ENV_KEYS = {"torch_version": "torch", "hip_compiled_version": "torch_rocm", "cuda_compiled_version": "torch_cuda",
-                     "is_cuda_available": "torch_gpu", "hip_runtime_version": "hip_runtime", "os": "os",
-                     "python_platform": "python_platform"}
+_COLLECT_ENV_KEYS = frozenset({"torch_version", "hip_compiled_version", "cuda_compiled_version", "is_cuda_available",
+                               "hip_runtime_version", "os", "python_platform"})
 
 
 def _collect_env_json(lines: list[str]) -> list[tuple[str, int, str, str]]:
     out = []
     for i, raw in enumerate(lines):
         m = _COLLECT_ENV_JSON.match(raw)
-        if m and (field := _COLLECT_ENV_KEYS.get(m.group("key"))) and m.group("value").lower() not in _NO_RESPONSE:
-            out.append((field, i + 1, raw, m.group("value")))
+        if m and m.group("key") in _COLLECT_ENV_KEYS and m.group("value").lower() not in _NO_RESPONSE:
+            out.append((_FIELDS[_norm(m.group("key"))], i + 1, raw, m.group("value")))
     return out
 
 
