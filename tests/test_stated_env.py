@@ -136,3 +136,26 @@ def test_without_a_report_the_job_log_is_read_for_it(tmp_path: Path) -> None:
     _, support = triage_bundle_step(tmp_path, files, "gpu-not-visible", "gpu_support", vars={"log": "/ticket/job.log"})
     assert support.check.state == State.PASS and "gfx1100" in support.check.message
     assert any("ROCM used to build PyTorch: 6.1.40091-a8dbc0c19" in e for e in support.check.evidence)
+
+
+def test_a_versioned_install_path_names_the_release() -> None:
+    """AMD's packages install a release under /opt/rocm-X.Y.Z: a backtrace through it names the release the
+    process loaded (darktable#10707); two releases' paths name none (which one failed is unknown)."""
+    rocm = parse_stated_env(sample("darktable-10707-bt-opt-rocm-452.log"))["rocm"]
+    assert rocm["version"] == "4.5.2" and rocm["field"] == "install_path"
+    assert rocm["line"].endswith("at /opt/rocm-4.5.2/opencl/lib/libamdocl64.so")
+    assert parse_stated_env("/opt/rocm-6.1.0/lib/libamdhip64.so\n/opt/rocm-6.2.0/lib/libamdhip64.so\n")["rocm"] is None
+    # a stated release outranks a path
+    assert parse_stated_env("ROCm: 6.3.1\n/opt/rocm-6.1.0/lib/libamdhip64.so\n")["rocm"]["version"] == "6.3.1"
+
+
+def test_the_log_names_the_release_the_report_does_not(tmp_path: Path) -> None:
+    """darktable#10707: the report states the GPU (a GFX8 Polaris 22), only the backtrace names ROCm 4.5.2."""
+    files = {"files/ticket/report.md": sample("darktable-10707-report-vega-m.md"),
+             "files/ticket/bt.log": sample("darktable-10707-bt-opt-rocm-452.log")}
+    rb, support = triage_bundle_step(tmp_path, files, "gpu-not-visible", "gpu_support",
+                                     vars={"report": "/ticket/report.md", "log": "/ticket/bt.log"})
+    assert support.check.state == State.WARN
+    assert support.check.message.startswith("gfx803 (") and "ROCm 4.5.2" in support.check.message
+    assert any("/opt/rocm-4.5.2/opencl/lib/libamdocl64.so" in e for e in support.check.evidence)
+    assert "unsupported-gpu" in [d.diagnosis_id for d in rb.diagnoses]

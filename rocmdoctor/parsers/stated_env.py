@@ -21,6 +21,10 @@ structured forms are read; prose sentences are not (too easy to misread "works o
   `OS: Ubuntu 22.04`, `Kernel: 6.8.0-45-generic`, `torch: 2.14.0+cu130`), bullets and bold allowed.
 - Without any of those naming PyTorch, the wheel pip names: `torch==2.5.1+rocm6.2`, pip's "Successfully
   installed torch-2.5.1+rocm6.2", pip show's `Name: torch` / `Version:` (F5-TTS#1236, pytorch#147761).
+- Without a stated release, ROCm's versioned install directory in a pasted path: AMD's packages install a release
+  under /opt/rocm-X.Y.Z (/opt/rocm is a link to it), so a backtrace or ldd line through
+  `/opt/rocm-4.5.2/opencl/lib/libamdocl64.so` (darktable#10707) names the release the process loaded; read only
+  when every such path names the same release.
 
 A stated fact is weaker than a tool's output (ROCm/ROCm#2847's form made its reporter pick
 "MI300X" for an RX 580 the dropdown did not list), so checks use it only where no tool output
@@ -211,6 +215,9 @@ def parse_stated_env(text: str) -> dict[str, Any]:
         if rocm is None and field in ("gpu", "os") and (m := _ROCM_NAMED.search(value)):
             rocm = {**_at(lineno, line, field, value), "version": m.group("v")}
 
+    if rocm is None:
+        rocm = _install_path_release(lines)
+
     os_ = None
     for lineno, line, value in got.get("os", []):
         parsed = _os(value)
@@ -252,6 +259,22 @@ def parse_stated_env(text: str) -> dict[str, Any]:
     if torch is None:
         torch = _pip_torch(lines)
     return {"gpus": gpus, "rocm": rocm, "os": os_, "kernel": kernel, "wsl": wsl, "torch": torch, "form": bool(form)}
+
+
+_ROCM_INSTALL_DIR = re.compile(r"/opt/rocm-(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?![\w.-])")
+
+
+def _install_path_release(lines: list[str]) -> dict[str, Any] | None:
+    """The release of the one versioned ROCm install directory the pasted paths go through; None when there is
+    none, or when paths name two releases (side-by-side installs: which one the failing process used is unknown)."""
+    seen: dict[str, tuple[int, str, str]] = {}
+    for i, line in enumerate(lines):
+        for m in _ROCM_INSTALL_DIR.finditer(line):
+            seen.setdefault(m.group("v"), (i + 1, line, m.group(0)))
+    if len(seen) != 1:
+        return None
+    version, (lineno, line, path) = next(iter(seen.items()))
+    return {**_at(lineno, line, "install_path", path), "version": version}
 
 
 def _pip_torch(lines: list[str]) -> dict[str, Any] | None:
