@@ -109,3 +109,17 @@ def test_a_leaves_open_the_runbook_cannot_settle_is_refused_with_its_file(tmp_pa
     with pytest.raises(DefinitionError, match=error) as exc:
         _parse(tmp_path, extra)
     assert "s.yaml" in str(exc.value)
+
+
+def test_rocminfo_out_of_resources_leaves_its_causes_open_and_drops_the_module_it_saw_loaded() -> None:
+    """rocm-arch#901 (in the corpus verbatim): rocminfo prints "ROCk module is loaded", then hsa_init's
+    HSA_STATUS_ERROR_OUT_OF_RESOURCES. ROCr returns that when it cannot open /dev/kfd or build a GPU agent, which
+    says that the runtime could not start, not why; the module reason is ruled out by rocminfo's own first line."""
+    case = CASE.parent / "arch-rx560-rocm-5.3-rocminfo-out-of-resources"
+    proc = _run("triage", "--from", str(case / "bundle"), "--runbook", "gpu-not-visible", "--format", "json")
+    rb = next(r for r in json.loads(proc.stdout)["runbooks"] if r["runbook_id"] == "gpu-not-visible")
+    assert rb["state"] == "fail" and rb["diagnoses"] == []
+    rocminfo = next(s for s in rb["steps"] if s["step_id"] == "rocminfo")
+    assert "HSA_STATUS_ERROR_OUT_OF_RESOURCES" in rocminfo["check"]["message"]
+    opened = [c["diagnosis_id"] for c in rb["open_causes"]]
+    assert opened == ["user-not-in-render-group", "unsupported-gpu", "legacy-gpu-breaks-runtime"]
