@@ -301,15 +301,27 @@ def test_a_line_means_one_thing_per_runbook() -> None:
 
 
 def test_explain_lists_the_surest_cause_first_across_runbooks() -> None:
-    """A queue abort with 0 MB free (the HIP runtime's callbackQueue line, hip-queue-out-of-resources' real
-    sample) is read precisely by gpu-oom (medium) and generically by gpu-not-visible's fallback (low): both
-    runbooks fail, and "most certain first" puts the precise reading first."""
-    line = next(ex for s in load_catalog().signatures if s.id == "hip-queue-out-of-resources" for ex in s.examples)
+    """amdgpu's firmware request failing (amdgpu-firmware-file-not-loaded's real sample) is read by
+    kernel-driver-mismatch (high) and by gpu-not-visible (medium): both runbooks fail, and "most certain first"
+    puts kernel-driver-mismatch first although gpu-not-visible comes first in the catalogue."""
+    line = next(ex for s in load_catalog().signatures if s.id == "amdgpu-firmware-file-not-loaded" for ex in s.examples)
     proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", "-f", "json", "-"], input=line,
                           capture_output=True, text=True, timeout=60)
     causes = json.loads(proc.stdout)["causes"]
     assert [(c["runbook"], c["diagnosis"], c["confidence"]) for c in causes][:2] == [
-        ("gpu-oom", "scratch-allocation-failed", "medium"), ("gpu-not-visible", "runtime-missing-gpu", "low")]
+        ("kernel-driver-mismatch", "firmware-missing", "high"), ("gpu-not-visible", "firmware-missing", "medium")]
+
+
+def test_a_queue_abort_is_not_read_as_a_runtime_that_could_not_start() -> None:
+    """The HIP runtime's queue abort with 0 MB free (hip-queue-out-of-resources' real sample) carries ROCr's
+    OUT_OF_RESOURCES code, but from a runtime that started: gpu-oom reads it, and the start-up reading of the
+    bare code (whose causes it leaves open: the render group, amdgpu, an unsupported GPU) does not apply."""
+    line = next(ex for s in load_catalog().signatures if s.id == "hip-queue-out-of-resources" for ex in s.examples)
+    proc = subprocess.run([sys.executable, "-m", "rocmdoctor", "explain", "-f", "json", "-"], input=line,
+                          capture_output=True, text=True, timeout=60)
+    out = json.loads(proc.stdout)
+    assert [(c["runbook"], c["diagnosis"]) for c in out["causes"]] == [("gpu-oom", "scratch-allocation-failed")]
+    assert out["open_causes"] == []
 
 
 def test_of_two_equally_sure_readings_of_a_line_the_more_specific_goes_first() -> None:
