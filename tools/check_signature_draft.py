@@ -50,6 +50,11 @@ def check(draft: Path) -> list[str]:
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit("usage: python tools/check_signature_draft.py DRAFT.yaml")
-    found = check(Path(sys.argv[1]))
+    from rocmdoctor.errors import DefinitionError
+
+    try:
+        found = check(Path(sys.argv[1]))
+    except DefinitionError as e:  # a draft the schema refuses: its line (in the temporary copy) and why
+        sys.exit(f"refused: {e}")
     print("\n".join(found) or "no problems")
     sys.exit(1 if found else 0)

@@ -55,3 +55,22 @@ def test_malformed_context_readings_are_refused_with_file_and_line(tmp_path: Pat
     with pytest.raises(DefinitionError, match=error) as exc:
         parse_signatures(load_yaml(path.read_text(), str(path)), str(path), {"gpu-oom": None})
     assert str(path) in str(exc.value)
+
+
+# ROCm/ROCm#5632 (Fedora 43's amd-smi, description verbatim): the assertion line just before bash's report of
+# the abort says why amd-smi aborted; without it the abort alone stays a crash of the tool
+ASSERTION = ("/usr/include/c++/15/bits/stl_vector.h:1263: std::vector<_Tp, _Alloc>::reference std::vector<_Tp, "
+             "_Alloc>::operator[](size_type) [with _Tp = void*; _Alloc = std::allocator<void*>; reference = void*&; "
+             "size_type = long unsigned int]: Assertion '__n < this->size()' failed.")
+ABORT = "Aborted                    (core dumped) amd-smi version"
+
+
+def test_an_assertion_before_amd_smis_abort_names_the_assertion() -> None:
+    m = _by_id(f"{ASSERTION}\n{ABORT}\n")["amd-smi-process-aborted"]
+    assert (m.diagnosis, m.severity) == ("amd-smi-cli-assertion-abort", "warning")
+    assert "_GLIBCXX_ASSERTIONS" in m.means and m.context_line.endswith("Assertion '__n < this->size()' failed.")
+
+
+def test_amd_smis_abort_alone_is_a_crash_of_the_tool() -> None:
+    m = _by_id(f"{ABORT}\n")["amd-smi-process-aborted"]
+    assert (m.diagnosis, m.severity, m.context_line) == ("amd-smi-cli-aborted", "warning", "")
