@@ -384,6 +384,25 @@ def test_baco_exit_failing_inside_a_failed_reset_is_the_reset(tmp_path: Path) ->
     assert list(d)[0] == "gpu-reset-failed" and "gpu-resume-failed" not in d
 
 
+def test_a_reset_that_vfio_pci_began_is_the_passthrough_reset(tmp_path: Path) -> None:
+    """A Proxmox host's kernel messages (gnif/vendor-reset#81, verbatim; the simulated node prints them as dmesg
+    does): vendor-reset's BACO reset of a GPU bound to vfio-pci began and no result followed; that is the hand-over
+    to a VM failing, not amdgpu's own recovery."""
+    node = hardware.healthy()
+    node.add_kernel_log([
+        "vfio-pci 0000:0b:00.0: AMD_VEGA10: performing reset",
+        "vfio-pci 0000:0b:00.0: SMU error 0x0",
+        "vfio-pci 0000:0b:00.0: AMD_VEGA10: could not get enabled SMU features, trying BACO reset anyway [ret -110]",
+        "vfio-pci 0000:0b:00.0: AMD_VEGA10: entering BACO"])
+    root = node.materialize(tmp_path / "node")
+    with sim_transport(root) as transport:
+        report = run_triage(transport, compile_plan(load_catalog(), [RB], {}))
+    d = diagnoses(report)
+    assert list(d) == ["passthrough-gpu-reset-failed"]
+    assert "bound to vfio-pci" in d["passthrough-gpu-reset-failed"].cause
+    assert any("trying BACO reset anyway" in e for e in d["passthrough-gpu-reset-failed"].evidence)
+
+
 def _firmware_step(node):
     import tempfile
 
