@@ -1,6 +1,7 @@
 """The tools a first-sight batch is gathered with (docs/gathering.md): the used-thread list knows a thread under
 both of its URLs, the batch check refuses a case whose thread is used or whose files are missing, and the draft
-check reports an example that another diagnosis of the same runbook already reads."""
+check reports an example that another diagnosis of the same runbook already reads; the vocabulary says what a
+signature's id means without the words the signature matches."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from check_batch import check as check_batch  # noqa: E402
 from check_signature_draft import check as check_draft  # noqa: E402
 from corpus_used_urls import normalise, used_urls  # noqa: E402
+from gen_vocabulary import vocabulary  # noqa: E402
 
 CASE = ROOT / "tests" / "incidents" / "gpu-oom" / "mem-hipmemcreate-fd-limit"
 
@@ -49,3 +51,14 @@ def test_the_draft_check_reports_an_example_another_diagnosis_reads(tmp_path: Pa
     same = dict(sig, id="draft-fp8-conversion-same")
     draft.write_text(yaml.safe_dump({"signatures": [same]}, sort_keys=False))
     assert check_draft(draft) == []
+
+
+def test_the_vocabulary_says_what_a_signature_id_means_without_its_message() -> None:
+    from rocmdoctor.catalog.loader import load_catalog
+
+    text = vocabulary()
+    line = next(ln for ln in text.splitlines() if ln.startswith("- `amd-smi-cli-aborted`: "))
+    assert "amd-smi itself aborted" in line
+    # the meaning quotes bash's report of the abort; the vocabulary elides it
+    sig = next(s for s in load_catalog().signatures if s.id == "amd-smi-process-aborted")
+    assert '"Aborted (core dumped)"' in sig.means and "Aborted (core dumped)" not in line
