@@ -159,3 +159,12 @@ def test_the_log_names_the_release_the_report_does_not(tmp_path: Path) -> None:
     assert support.check.message.startswith("gfx803 (") and "ROCm 4.5.2" in support.check.message
     assert any("/opt/rocm-4.5.2/opencl/lib/libamdocl64.so" in e for e in support.check.evidence)
     assert "unsupported-gpu" in [d.diagnosis_id for d in rb.diagnoses]
+
+
+def test_a_written_out_target_with_a_letter_in_its_number_is_read() -> None:
+    """gfx90a (MI210/MI250) and gfx90c (Renoir/Cezanne) have two digits and a letter: they are targets too."""
+    from rocmdoctor.catalog.gpu_facts import stated_gpu_targets
+
+    for text, gfx in (("AMD Instinct MI210 (gfx90a)", "gfx90a"), ("gfx90c", "gfx90c"), ("gfx1100", "gfx1100")):
+        got = stated_gpu_targets({"gpus": [{"text": text, "lineno": 3, "line": f"GPU: {text}"}]}, {}, {})
+        assert [g["gfx"] for g in got] == [gfx]

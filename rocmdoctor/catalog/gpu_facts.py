@@ -109,7 +109,7 @@ def last_listed(releases: Any, target: Any) -> str | None:
     return max(holding, key=version_key) if holding else None
 
 
-_GFX_IN_TEXT = re.compile(r"\b(gfx\d{3,4}[a-f]?)\b", re.IGNORECASE)
+_GFX_IN_TEXT = re.compile(r"\b(gfx(?:\d{3,4}[a-f]?|\d{2}[a-f]))\b", re.IGNORECASE)
 _NAME_NOISE = {"amd", "ati", "radeon", "instinct", "graphics", "accelerator", "tm", "r", "series", "gpu", "card",
                "advanced", "micro", "devices", "inc", "oam", "sxm"}
 _BRACKETS = re.compile(r"\[([^\]]+)\]")
@@ -193,8 +193,9 @@ def stated_gpu_targets(stated: Any, products: Any, pci_devices: Any) -> list[dic
             if not found:
                 continue
             gfx = found[0]
+        said = "the pasted output shows" if g.get("field") == "tool_line" else "the ticket states"
         out.append({"gfx": gfx, "name": text, "at": f"line {g.get('lineno')}", "lineno": g.get("lineno"),
-                    "line": g.get("line"), "field": g.get("field"), "from": f"the ticket states ({g.get('line')})"})
+                    "line": g.get("line"), "field": g.get("field"), "from": f"{said} ({g.get('line')})"})
     return out
 
 
