@@ -15,9 +15,11 @@ rocm_bandwidth_test rocm_bandwidth_test_report.cpp DisplayDevInfo / PrintPerfMat
 
     1         FAIL        PASS
 
-(version 1.0.0, ROCm/legacy-rocm-build#559). Current versions add the GPU's UUID and bus
-address to its device line (`Device: 1,  <name>,  <uuid>,  0c:0.0`). `N/A` is a path the
-test did not run, `FAIL` a copy whose data came back different.
+(version 1.0.0, ROCm/legacy-rocm-build#559). Version 2.0.1 adds the GPU's bus address to its device line
+(`Device: 1,  Vega 10 [Radeon PRO WX 8100],  0d:0.0`) and calls its access matrix "Device Access"
+(ROCm/legacy-rocm-build#787); current versions add the UUID too (`Device: 1,  <name>,  <uuid>,  0c:0.0`)
+and call it "Inter-Device Access". `N/A` is a path the test did not run, `FAIL` a copy whose data came back
+different.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ _DEVICE = re.compile(r"^\s*Device: (\d+),\s+(.+?)\s*$")
 _HEADER = re.compile(r"^\s*D/D((?:\s+\d+)+)\s*$")
 _ROW = re.compile(r"^\s*(\d+)((?:\s+(?:PASS|FAIL|N/A))+)\s*$")
 _CPU_NAME = re.compile(r"\bCPU\b|Processor|EPYC|Xeon")
+_BUS = re.compile(r"^[0-9a-f]{2}:[0-9a-f]{1,2}\.[0-7]$")
+_ACCESS_HEADINGS = ("Inter-Device Access", "Device Access")
 
 
 @parser("rocm_bandwidth_validation")
@@ -55,11 +59,13 @@ def parse_rocm_bandwidth_validation(text: str) -> dict[str, Any]:
         m = _DEVICE.match(line)
         if m:
             parts = re.split(r",\s{2,}", m.group(2))
-            gpu = len(parts) >= 3
-            name = parts[0] if not gpu else ",  ".join(parts[:-2])
+            # a GPU's line ends in its bus address (2.0.1: name, bus; current: name, UUID, bus)
+            gpu = len(parts) >= 2 and bool(_BUS.match(parts[-1]))
+            uuid = parts[-2] if gpu and len(parts) >= 3 else None
+            name = ",  ".join(parts[:-2] if uuid else parts[:-1]) if gpu else parts[0]
             devices[int(m.group(1))] = {
                 "index": int(m.group(1)), "name": name,
-                "uuid": parts[-2] if gpu else None, "bdf": parts[-1] if gpu else None,
+                "uuid": uuid, "bdf": parts[-1] if gpu else None,
                 "kind": "gpu" if gpu else ("cpu" if _CPU_NAME.search(name) else "device"),
                 "label": f"device {m.group(1)} ({name}" + (f", {parts[-1]})" if gpu else ")")}
     no_peer, access_lines = _no_peer_access(lines, devices)
@@ -128,7 +134,7 @@ def _matrix(lines: list[str], start: int, row_re: re.Pattern[str], strict: str |
 def _no_peer_access(lines: list[str], devices: dict[int, dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """GPU pairs the "Inter-Device Access" matrix marks 0: the runtime gives them no peer access
     (rocm_bandwidth_test then skips their copies, N/A in every bandwidth matrix)."""
-    start = next((i for i, line in enumerate(lines) if line.strip() == "Inter-Device Access"), None)
+    start = next((i for i, line in enumerate(lines) if line.strip() in _ACCESS_HEADINGS), None)
     if start is None:
         return [], []
     columns, rows, matrix = _matrix(lines, start, _ACCESS_ROW)

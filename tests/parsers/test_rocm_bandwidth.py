@@ -75,3 +75,17 @@ def test_access_matrix_names_gpu_pairs_without_peer_access() -> None:
 def test_access_matrix_of_a_healthy_report_has_no_pairs() -> None:
     r = parse_rocm_bandwidth_validation(validation_report(healthy().gpus, set()))
     assert r["no_peer"] == []
+
+
+REAL_787 = (ROOT / "gpu-hardware-fault" / "p2p-x99-wx8200-no-peer-access-unresolved" / "bundle" / "files"
+            / "ticket" / "rocm_bandwidth_test.log")
+
+
+def test_version_2_0_1_names_gpus_by_bus_address_and_its_device_access_matrix() -> None:
+    """RocmBandwidthTest 2.0.1 (ROCm/legacy-rocm-build#787): a GPU's line ends in its bus address without a UUID,
+    and its access matrix is headed "Device Access"; the two WX 8100s get no peer access."""
+    r = parse_rocm_bandwidth_validation(REAL_787.read_text())
+    assert [(d["kind"], d["bdf"], d["uuid"]) for d in r["devices"].values()] == [
+        ("cpu", None, None), ("gpu", "0d:0.0", None), ("gpu", "07:0.0", None)]
+    assert [(p["src"], p["dst"]) for p in r["no_peer"]] == [(1, 2)]
+    assert r["no_peer"][0]["dst_name"] == "device 2 (Vega 10 [Radeon PRO WX 8100], 07:0.0)"
