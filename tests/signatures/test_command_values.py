@@ -15,7 +15,7 @@ def test_a_plain_captured_name_is_filled_in() -> None:
     # cp2k/cp2k#2869's compiler line
     line = "offload_runtime.h:344:19: error: use of undeclared identifier 'hipDeviceSetLimit'; did you mean 'hipDeviceGetLimit'?"
     m = match_text([_sig("hip-api-undeclared-in-installed-headers")], line)[0]
-    assert m.commands[0].startswith("grep -rn hipDeviceSetLimit ")
+    assert m.commands[0].startswith("grep -rln hipDeviceSetLimit ")
 
 
 def test_a_captured_value_with_shell_characters_stays_out_of_the_command() -> None:
