@@ -9,8 +9,8 @@ ids in the list (given by name only, never with the messages they match), a gath
 case is scored wrong for the name alone (batch 2026-11-26h: `render-group-missing-in-image` for
 `group-name-missing-in-image`). The list says what each id means, never which words a thread uses: a
 signature's id carries the first sentence of its meaning with every quoted message, code span and placeholder
-elided (given by name only until batch 2026-11-28m, gatherers invented a second name for 9 of 23 known causes
-in batch 2026-11-28l, e.g. `rocm-flang-compiler-bug` beside `rocm-clang-compiler-bug`).
+elided (with names only, until batch 2026-11-28m, gatherers named known causes a second way: batches 2026-11-28k
+and l, `rocm-flang-compiler-bug` and `cray-cce-compiler-bug` beside `rocm-clang-compiler-bug`).
 """
 
 from __future__ import annotations

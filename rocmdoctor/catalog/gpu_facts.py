@@ -193,9 +193,8 @@ def stated_gpu_targets(stated: Any, products: Any, pci_devices: Any) -> list[dic
             if not found:
                 continue
             gfx = found[0]
-        said = "the pasted output shows" if g.get("field") == "tool_line" else "the ticket states"
         out.append({"gfx": gfx, "name": text, "at": f"line {g.get('lineno')}", "lineno": g.get("lineno"),
-                    "line": g.get("line"), "field": g.get("field"), "from": f"{said} ({g.get('line')})"})
+                    "line": g.get("line"), "field": g.get("field"), "from": f"the ticket states ({g.get('line')})"})
     return out
 
 
