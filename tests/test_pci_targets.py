@@ -126,3 +126,36 @@ def test_a_rocminfo_agent_pasted_without_its_isa_is_named_by_its_chip_id(tmp_pat
     assert step.state == State.WARN and "not on ROCm 5.7.1's list of supported GPUs" in step.check.message
     assert any(e.startswith("rocminfo: gfx803 (Ellesmere [Radeon RX 470/480/570/570X/580/580X/590])")
                for e in step.check.evidence)
+
+# The Strix Halo iGPU (1002:1586, gfx1151) of a Proxmox host's `lspci -nn` (the corpus case
+# proxmox-host-strix-halo-vfio-passthrough-benign): AMD lists Ryzen APUs in a Ryzen matrix of their own, not in
+# the Instinct/Radeon "GPU / LLVM target" row (data rocm_supported_gpus `ryzen:`).
+STRIX_HALO_LSPCI = CORPUS / "gpu-not-visible" / "proxmox-host-strix-halo-vfio-passthrough-benign" / "bundle" / "commands" / "lspci -n -D" / "stdout"
+
+
+def test_a_ryzen_apu_is_not_called_unlisted_by_every_release(tmp_path: Path) -> None:
+    """Without the node's release, gfx1151 is on AMD's Ryzen matrix, so "on no ROCm release's list" would be false."""
+    rb, step = _gpu_support_no_release(tmp_path, STRIX_HALO_LSPCI.read_text())
+    assert step.state == State.UNKNOWN
+    assert step.check.message.startswith("GPU target(s) gfx1151, but the ROCm release is not in the evidence")
+    assert "unsupported-gpu" not in [d.diagnosis_id for d in rb.diagnoses]
+
+
+def test_a_ryzen_apu_is_judged_by_the_ryzen_matrix_where_rocmdoctor_holds_it(tmp_path: Path) -> None:
+    step = _gpu_support(tmp_path, STRIX_HALO_LSPCI.read_text(), "7.14.0")
+    assert step.state == State.PASS
+    assert step.check.message == "ROCm 7.14.0 supports gfx1151 through AMD's Ryzen matrix"
+    assert any(e.startswith("AMD Ryzen matrix, ROCm 7.14 (ryzen-core-sdk): gfx1151") for e in step.check.evidence)
+
+
+def test_a_ryzen_apu_between_the_first_ryzen_docs_and_the_held_matrix_is_not_judged(tmp_path: Path) -> None:
+    """ROCm 7.2's Instinct/Radeon row lacks gfx1151; its Ryzen matrix is not transcribed, so no verdict is guessed."""
+    step = _gpu_support(tmp_path, STRIX_HALO_LSPCI.read_text(), "7.2.0")
+    assert step.state == State.UNKNOWN
+    assert "not on ROCm 7.2.0's Instinct/Radeon list" in step.check.message
+    assert "Use ROCm on Radeon and Ryzen" in step.check.message
+
+
+def test_a_ryzen_apu_before_amds_ryzen_docs_is_judged_by_the_release_list(tmp_path: Path) -> None:
+    step = _gpu_support(tmp_path, STRIX_HALO_LSPCI.read_text(), "6.4.1-21")
+    assert step.state == State.WARN and "not on ROCm 6.4.1's list of supported GPUs" in step.check.message
