@@ -9,7 +9,9 @@ ids in the list (given by name only, never with the messages they match), a gath
 case is scored wrong for the name alone (batch 2026-11-26h: `render-group-missing-in-image` for
 `group-name-missing-in-image`). The list says what each id means, never which words a thread uses: a
 signature's id carries the first sentence of its meaning with every quoted message, code span and placeholder
-elided (with names only, until batch 2026-11-28m, gatherers named known causes a second way: batches 2026-11-28k
+elided; where a runbook's cause opens on its step's message (elided, batch 2026-11-28o's vocabulary gave
+132 ids an opening "…." and `no-code-object-for-gpu` only PyTorch's part), a signature's meaning of the same id
+says it instead (with names only, until batch 2026-11-28m, gatherers named known causes a second way: batches 2026-11-28k
 and l, `rocm-flang-compiler-bug` and `cray-cce-compiler-bug` beside `rocm-clang-compiler-bug`).
 """
 
@@ -26,6 +28,8 @@ sys.path.insert(0, str(ROOT))
 _TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.S)
 #: what a meaning quotes: a message ("...", `...`, '...' opened after a space or bracket) or a placeholder ({sym})
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|`[^`]*`|(?<![\w])'[^'\n]{2,}?'(?![\w])|\{[^{}]*\}")
+#: a cause that opens on its step's message: the elisions and the punctuation after them
+_OPENING_ELISION = re.compile(r"^(?:…[\s.:;,)(]*)+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 
 
@@ -44,10 +48,19 @@ def vocabulary() -> str:
     from rocmdoctor.catalog.loader import load_catalog
 
     cat = load_catalog()
-    by_runbook: dict[str, dict[str, str]] = defaultdict(dict)
+    # a runbook's causes, each without the step message it opens on (a template, elided); an id several
+    # steps conclude keeps each cause's first sentence, so a variant's detail does not stand for them all
+    causes: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for rb in cat.runbooks.values():
         for d in rb.diagnoses:
-            by_runbook[rb.id].setdefault(d.id, _plain(d.cause))
+            text = _OPENING_ELISION.sub("", _plain(d.cause, 2000))
+            first = _SENTENCE_END.split(text, maxsplit=1)[0]
+            if first and first not in causes[rb.id][d.id]:
+                causes[rb.id][d.id].append(first)
+    by_runbook: dict[str, dict[str, str]] = defaultdict(dict)
+    for rid, ids in causes.items():
+        for did, texts in ids.items():
+            by_runbook[rid][did] = _plain(" / ".join(texts), 320)
     # a signature's own ids with what they mean, never the message it matches: a gatherer must not learn
     # which messages the catalogue knows
     for sig in cat.signatures:
