@@ -62,3 +62,11 @@ def test_the_vocabulary_says_what_a_signature_id_means_without_its_message() -> 
     # the meaning quotes bash's report of the abort; the vocabulary elides it
     sig = next(s for s in load_catalog().signatures if s.id == "amd-smi-process-aborted")
     assert '"Aborted (core dumped)"' in sig.means and "Aborted (core dumped)" not in line
+
+
+def test_the_vocabulary_says_a_runbook_cause_without_the_step_message_it_opens_on() -> None:
+    """`no-code-object-for-gpu`'s causes open on their step's message (a template): the vocabulary gives each
+    cause's own first sentence, PyTorch's and the libraries', not an opening elision."""
+    line = next(ln for ln in vocabulary().splitlines() if ln.startswith("- `no-code-object-for-gpu`: "))
+    assert not line.startswith("- `no-code-object-for-gpu`: …")
+    assert "PYTORCH_ROCM_ARCH" in line and " / ROCm lists the GPU, but the libraries jobs call carry no code" in line
