@@ -61,3 +61,23 @@ def test_a_failing_rocminfo_beside_it_makes_it_the_runtime_that_did_not_start() 
              if m.signature_id == "opencl-cpp-get-platforms-failed")
     assert m.diagnosis == "rocm-runtime-init-failed"
     assert m.context_line.endswith("Call returned 4104") and "not what failed" in m.means
+
+
+# ROCm/hip#3910 (hipInfo of TheRock's Windows build) and kyuz0/amd-strix-halo-toolboxes#53 (llama.cpp on Linux)
+HIPINFO_WINDOWS = ('checkHipErrors() HIP API error = 0100 "no ROCm-capable device is detected" from file '
+                   '<C:\\home\\runner\\_work\\rockrel\\rockrel\\rocm-systems\\projects\\hip-tests\\samples\\1_Utils\\hipInfo\\'
+                   'hipInfo.cpp>, line 181.')
+GGML_LINUX = "ggml_cuda_init: failed to initialize ROCm: no ROCm-capable device is detected"
+
+
+def test_hip_finding_no_gpu_on_windows_gets_windows_causes() -> None:
+    first = explain_text(HIPINFO_WINDOWS)[0]
+    assert (first.signature_id, first.diagnosis) == ("hip-no-device-windows", "windows-hip-runtime-finds-no-gpu")
+    assert "display driver" in first.means and "/dev/kfd" in first.means
+    assert "hip-no-rocm-capable-device" not in [m.signature_id for m in explain_text(HIPINFO_WINDOWS)]
+
+
+def test_hip_finding_no_gpu_on_linux_leaves_the_linux_causes_open() -> None:
+    m = next(m for m in explain_text(GGML_LINUX) if m.signature_id == "hip-no-rocm-capable-device")
+    assert "user-not-in-render-group" in m.leaves_open
+    assert "hip-no-device-windows" not in [x.signature_id for x in explain_text(GGML_LINUX)]
