@@ -156,3 +156,24 @@ def test_a_build_without_its_os_names_where_the_kernel_is_supported(tmp_path: Pa
     assert "amdgpu-dkms 5.11.32 (ROCm 4.5)" in step.check.message
     assert "supports on Ubuntu 18.04.5 (the operating system is not in the evidence" in step.check.message
     assert step.check.evidence == ("dkms status: amdgpu/5.11.32-1350682 for kernel 5.4.0-97-generic",)
+
+
+def test_a_ticket_without_the_release_is_not_a_node_without_rocm(tmp_path: Path) -> None:
+    """A bundle with no /opt/rocm/.info/version says nothing about whether ROCm is installed (the file was not
+    pasted): the release is unknown, not absent."""
+    step = _support(tmp_path, "", "4.18.0-16-generic")
+    assert step.state == State.UNKNOWN
+    assert step.check.message.startswith("the ROCm release is not in the evidence")
+    assert "cat /opt/rocm/.info/version" in step.check.message
+
+
+def test_a_node_without_the_release_file_has_no_rocm_to_judge(tmp_path: Path) -> None:
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.simnode.scenarios import kernel_driver as kd
+    from rocmdoctor.testing.triage_helpers import steps, triage_node
+
+    node = kd.healthy().remove("/opt/rocm/.info/version").remove_tool("dkms")
+    _, report = triage_node(node, tmp_path, compile_plan(load_catalog(), [kd.RUNBOOK]))
+    support = steps(report)["support"]
+    assert support.state == State.PASS and support.check.message.startswith("ROCm is not installed on the host")
