@@ -81,3 +81,36 @@ def test_hip_finding_no_gpu_on_linux_leaves_the_linux_causes_open() -> None:
     m = next(m for m in explain_text(GGML_LINUX) if m.signature_id == "hip-no-rocm-capable-device")
     assert "user-not-in-render-group" in m.leaves_open
     assert "hip-no-device-windows" not in [x.signature_id for x in explain_text(GGML_LINUX)]
+
+
+# vosen/ZLUDA#242 (a HIP linked against one ROCm release, its ROCr from another), ROCm/hipfort#134 (Cray ftn without
+# -lhiprand), llvm/llvm-project#179930 (flang's OpenMPOpt assertion, file name only), ROCm/amdgpu#102 (RCCL over mlx5)
+LD_VERSIONED = "/usr/bin/ld: /opt/rocm/lib//libamdhip64.so: undefined reference to `hsa_amd_memory_copy_engine_status@ROCR_1'"
+LD_UNLINKED = "The Cpu Module:(.text+0x1b): undefined reference to `hiprandCreateGenerator'"
+OPENMPOPT = ('OpenMPOpt.cpp:4263: bool {anonymous}::AAKernelInfoFunction::changeToSPMDMode(llvm::Attributor&, '
+             'llvm::ChangeStatus&): Assertion omp::isOpenMPKernel(*Kernel) && "Expected kernel function!" failed.')
+RCCL_GDR = "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"
+
+
+def test_a_rocm_library_missing_a_versioned_rocr_symbol_at_link_time_is_two_releases() -> None:
+    m = _only(LD_VERSIONED)
+    assert m.diagnosis == "mixed-rocm-libraries" and "hsa_amd_memory_copy_engine_status" in m.means
+
+
+def test_a_programs_own_unresolved_rocm_call_is_a_library_left_off_the_link() -> None:
+    m = _only(LD_UNLINKED)
+    assert (m.signature_id, m.diagnosis) == ("program-calls-unlinked-rocm-library", "rocm-library-not-linked")
+    assert "hiprandCreateGenerator" in m.means
+    # the versioned form is the other reading, not this one
+    assert "program-calls-unlinked-rocm-library" not in [x.signature_id for x in explain_text(LD_VERSIONED)]
+
+
+def test_an_llvm_assertion_pasted_with_the_file_name_only_is_a_compiler_bug() -> None:
+    m = _only(OPENMPOPT)
+    assert (m.signature_id, m.diagnosis) == ("llvm-internal-assertion-failed", "rocm-clang-compiler-bug")
+
+
+def test_rccl_without_the_gpu_nic_peer_memory_link_is_slow_not_broken() -> None:
+    m = _only(RCCL_GDR)
+    assert (m.runbook, m.diagnosis, m.severity) == ("gpu-slow", "gpudirect-rdma-peer-memory-missing", "warning")
+    assert "memory_peers/amdkfd" in m.means
