@@ -114,3 +114,20 @@ def test_rccl_without_the_gpu_nic_peer_memory_link_is_slow_not_broken() -> None:
     m = _only(RCCL_GDR)
     assert (m.runbook, m.diagnosis, m.severity) == ("gpu-slow", "gpudirect-rdma-peer-memory-missing", "warning")
     assert "memory_peers/amdkfd" in m.means
+
+
+# openucx/ucx#4730 (mlx5 refusing a ROCm buffer) and llvm/llvm-project#100209 (flang without --offload-arch)
+UCX_ROCM_REG = ("[1580833536.842303] [prj47-rack-72:81868:0]         ucp_mm.c:137  UCX  ERROR failed to register address "
+                "0x7ffbd5600400 mem_type bit 0x8 length 1024 on md[0]=mlx5_1: Input/output error (md reg_mem_types 0x1d)")
+TGT_KERNEL = "ld.lld: error: undefined symbol: __tgt_target_kernel"
+
+
+def test_ucx_refusing_rocm_memory_on_a_nic_is_the_missing_gpu_nic_link() -> None:
+    m = _only(UCX_ROCM_REG)
+    assert m.diagnosis == "nic-cannot-register-gpu-memory"
+    assert "mlx5_1" in m.means and "1024 bytes" in m.means
+
+
+def test_an_unlinked_offload_runtime_entry_is_a_link_line_without_offloading() -> None:
+    m = _only(TGT_KERNEL)
+    assert m.diagnosis == "openmp-offload-runtime-not-linked" and "--offload-arch" in m.means
