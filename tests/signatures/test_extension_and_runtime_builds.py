@@ -1,10 +1,14 @@
-"""Build and load failures of GPU packages read from the code that prints them (issue 41, batch 2026-11-28o's
+"""Build, load and transport failures read from the code that prints them (issue 41, batches 2026-11-28o and p's
 fixes): clang's undeclared CUDA library name in a hipified source, a package linked against PyTorch's CUDA-only
 libtorch_cuda.so, hiprtc without clang's runtime wrapper header (AMD's ROCm 4.3.1 known issue), pip finding no
-hip-python (published on TestPyPI), and OpenCL's C++ bindings throwing on clGetPlatformIDs, which means something
-else when rocminfo failed beside it. Lines verbatim from the threads each signature names."""
+hip-python (published on TestPyPI), ld's versioned ROCr symbol and unlinked ROCm library, an LLVM assertion, RCCL and
+UCX without the GPU-NIC peer-memory link, the offload runtime missing at link, HIP finding no GPU on Windows, and
+OpenCL's C++ bindings throwing on clGetPlatformIDs, which means something else when rocminfo failed beside it. Lines
+verbatim from the threads each signature names."""
 
 from __future__ import annotations
+
+import pytest
 
 from rocmdoctor.engine.signatures import explain_text
 
@@ -27,28 +31,6 @@ def _only(text: str):  # type: ignore[no-untyped-def]
     found = explain_text(text)
     assert len(found) == 1, [m.signature_id for m in found]
     return found[0]
-
-
-def test_an_undeclared_cuda_library_name_is_a_source_hipify_did_not_convert() -> None:
-    m = _only(APEX)
-    assert (m.signature_id, m.diagnosis) == ("hip-build-uses-cuda-library-enum", "extension-source-not-hipified")
-    assert "CUBLAS_COMPUTE_64F" in m.means
-
-
-def test_a_missing_libtorch_cuda_is_a_package_built_against_a_cuda_pytorch() -> None:
-    m = _only(TORCHAUDIO)
-    assert m.diagnosis == "extension-built-without-rocm"
-    assert "libtorch_cuda.so" in m.means and "libtorch_hip.so" in m.means
-
-
-def test_hiprtc_without_clangs_wrapper_header_names_llvm_path() -> None:
-    m = _only(HIPRTC)
-    assert m.diagnosis == "hiprtc-compilation-failed" and "LLVM_PATH" in m.means
-
-
-def test_pip_without_hip_python_points_at_testpypi() -> None:
-    m = _only(PIP)
-    assert m.diagnosis == "rocm-wheel-index-missing" and "test.pypi.org" in m.means
 
 
 def test_opencl_cpp_bindings_without_a_platform_read_as_no_registered_icd() -> None:
@@ -92,11 +74,6 @@ OPENMPOPT = ('OpenMPOpt.cpp:4263: bool {anonymous}::AAKernelInfoFunction::change
 RCCL_GDR = "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"
 
 
-def test_a_rocm_library_missing_a_versioned_rocr_symbol_at_link_time_is_two_releases() -> None:
-    m = _only(LD_VERSIONED)
-    assert m.diagnosis == "mixed-rocm-libraries" and "hsa_amd_memory_copy_engine_status" in m.means
-
-
 def test_a_programs_own_unresolved_rocm_call_is_a_library_left_off_the_link() -> None:
     m = _only(LD_UNLINKED)
     assert (m.signature_id, m.diagnosis) == ("program-calls-unlinked-rocm-library", "rocm-library-not-linked")
@@ -105,29 +82,31 @@ def test_a_programs_own_unresolved_rocm_call_is_a_library_left_off_the_link() ->
     assert "program-calls-unlinked-rocm-library" not in [x.signature_id for x in explain_text(LD_VERSIONED)]
 
 
-def test_an_llvm_assertion_pasted_with_the_file_name_only_is_a_compiler_bug() -> None:
-    m = _only(OPENMPOPT)
-    assert (m.signature_id, m.diagnosis) == ("llvm-internal-assertion-failed", "rocm-clang-compiler-bug")
-
-
-def test_rccl_without_the_gpu_nic_peer_memory_link_is_slow_not_broken() -> None:
-    m = _only(RCCL_GDR)
-    assert (m.runbook, m.diagnosis, m.severity) == ("gpu-slow", "gpudirect-rdma-peer-memory-missing", "warning")
-    assert "memory_peers/amdkfd" in m.means
-
-
 # openucx/ucx#4730 (mlx5 refusing a ROCm buffer) and llvm/llvm-project#100209 (flang without --offload-arch)
 UCX_ROCM_REG = ("[1580833536.842303] [prj47-rack-72:81868:0]         ucp_mm.c:137  UCX  ERROR failed to register address "
                 "0x7ffbd5600400 mem_type bit 0x8 length 1024 on md[0]=mlx5_1: Input/output error (md reg_mem_types 0x1d)")
 TGT_KERNEL = "ld.lld: error: undefined symbol: __tgt_target_kernel"
 
 
-def test_ucx_refusing_rocm_memory_on_a_nic_is_the_missing_gpu_nic_link() -> None:
-    m = _only(UCX_ROCM_REG)
-    assert m.diagnosis == "nic-cannot-register-gpu-memory"
-    assert "mlx5_1" in m.means and "1024 bytes" in m.means
+# each line, the signature that reads it, its diagnosis and words its meaning must carry (the line's own values
+# filled in: the identifier, the library, the device)
+READINGS = [
+    (APEX, "hip-build-uses-cuda-library-enum", "extension-source-not-hipified", ("CUBLAS_COMPUTE_64F",)),
+    (TORCHAUDIO, "python-extension-needs-torch-cuda-library", "extension-built-without-rocm",
+     ("libtorch_cuda.so", "libtorch_hip.so")),
+    (HIPRTC, "hiprtc-clang-wrapper-header-not-found", "hiprtc-compilation-failed", ("LLVM_PATH",)),
+    (PIP, "pip-rocm-package-no-matching-distribution", "rocm-wheel-index-missing", ("test.pypi.org",)),
+    (LD_VERSIONED, "rocm-library-undefined-versioned-symbol", "mixed-rocm-libraries", ("hsa_amd_memory_copy_engine_status",)),
+    (OPENMPOPT, "llvm-internal-assertion-failed", "rocm-clang-compiler-bug", ("internal consistency checks",)),
+    (RCCL_GDR, "rccl-gpudirect-rdma-disabled", "gpudirect-rdma-peer-memory-missing", ("memory_peers/amdkfd",)),
+    (UCX_ROCM_REG, "ucx-rocm-memory-registration-failed", "nic-cannot-register-gpu-memory", ("mlx5_1", "1024 bytes")),
+    (TGT_KERNEL, "openmp-offload-entry-undefined-at-link", "openmp-offload-runtime-not-linked", ("--offload-arch",)),
+]
 
 
-def test_an_unlinked_offload_runtime_entry_is_a_link_line_without_offloading() -> None:
-    m = _only(TGT_KERNEL)
-    assert m.diagnosis == "openmp-offload-runtime-not-linked" and "--offload-arch" in m.means
+@pytest.mark.parametrize("line, signature, diagnosis, words", READINGS, ids=[r[1] for r in READINGS])
+def test_each_line_reads_as_the_code_that_prints_it(line: str, signature: str, diagnosis: str,
+                                                    words: tuple[str, ...]) -> None:
+    m = _only(line)
+    assert (m.signature_id, m.diagnosis) == (signature, diagnosis)
+    assert all(w in m.means for w in words), m.means
