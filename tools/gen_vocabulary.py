@@ -9,9 +9,9 @@ ids in the list (given by name only, never with the messages they match), a gath
 case is scored wrong for the name alone (batch 2026-11-26h: `render-group-missing-in-image` for
 `group-name-missing-in-image`). The list says what each id means, never which words a thread uses: a
 signature's id carries the first sentence of its meaning with every quoted message, code span and placeholder
-elided; where a runbook's cause opens on its step's message (elided, batch 2026-11-28o's vocabulary gave
-132 ids an opening "…." and `no-code-object-for-gpu` only PyTorch's part), a signature's meaning of the same id
-says it instead (with names only, until batch 2026-11-28m, gatherers named known causes a second way: batches 2026-11-28k
+elided; a runbook's cause is given without the step message it opens on, each of an id's causes by its first
+sentence (batch 2026-11-28o's vocabulary gave 132 ids an opening "…." and `no-code-object-for-gpu` only PyTorch's
+part) (with names only, until batch 2026-11-28m, gatherers named known causes a second way: batches 2026-11-28k
 and l, `rocm-flang-compiler-bug` and `cray-cce-compiler-bug` beside `rocm-clang-compiler-bug`).
 """
 
