@@ -163,8 +163,8 @@ def test_a_ticket_without_the_release_is_not_a_node_without_rocm(tmp_path: Path)
     pasted): the release is unknown, not absent."""
     step = _support(tmp_path, "", "4.18.0-16-generic")
     assert step.state == State.UNKNOWN
-    assert step.check.message.startswith("the ROCm release is not in the evidence")
-    assert "cat /opt/rocm/.info/version" in step.check.message
+    assert step.check.message.startswith("`cat /opt/rocm/.info/version`: not in bundle")
+    assert "the ROCm release is not in the evidence" in step.check.message
 
 
 def test_a_node_without_the_release_file_has_no_rocm_to_judge(tmp_path: Path) -> None:
