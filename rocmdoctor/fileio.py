@@ -23,3 +23,19 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, mode: int = 0o
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def keep_newest(directory: Path, count: int, pattern: str = "*.pickle") -> None:
+    """Bound a cache dir: its keys change with every edit (file mtimes, a fresh clone's paths), and
+    unpruned the catalog cache alone grew past 500 MB on a machine that ran many checkouts."""
+    def mtime(p: Path) -> float:
+        try:
+            return p.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    for old in sorted(directory.glob(pattern), key=mtime, reverse=True)[count:]:
+        try:
+            old.unlink()
+        except OSError:
+            pass

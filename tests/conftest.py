@@ -14,15 +14,19 @@ from rocmdoctor.simnode.node import SimNode
 
 
 @pytest.fixture(autouse=True)
-def audit_log(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The audit log and all XDG dirs point into a per-test temp dir, so no test writes to ~."""
+def audit_log(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The audit log and all XDG dirs point into a per-test temp dir, so no test writes to ~.
+
+    The dir is removed after the test: the plan cache and demo nodes it collects came to ~7 MB a
+    test, and pytest's three kept runs filled a shared CI disk (76 GB) until a run failed."""
     base = tmp_path_factory.mktemp("home")
     for var, sub in (("XDG_STATE_HOME", "state"), ("XDG_DATA_HOME", "data"),
                      ("XDG_CACHE_HOME", "cache"), ("XDG_CONFIG_HOME", "config")):
         monkeypatch.setenv(var, str(base / sub))
     log = base / "audit.log"
     monkeypatch.setenv("ROCMDOCTOR_AUDIT_LOG", str(log))
-    return log
+    yield log
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def _fast_tmp() -> str | None:

@@ -157,3 +157,43 @@ def test_a_data_file_is_parsed_once_per_version_and_reread_when_it_changes(tmp_p
             datafiles.load_data("t")
     finally:
         datafiles.load_data.cache_clear()
+
+
+def test_cached_parses_stay_bounded_however_often_a_data_file_changes(tmp_path, monkeypatch) -> None:
+    import os
+
+    from rocmdoctor.catalog import datafiles
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(datafiles, "DATA_DIR", tmp_path / "data")
+    (tmp_path / "data").mkdir()
+    f = tmp_path / "data" / "t.yaml"
+    cache = tmp_path / "cache" / "rocmdoctor" / "data"
+    try:
+        for value in range(datafiles.DATA_CACHE_SIZE + 3):
+            f.write_text(f"sources: [{{url: https://example.invalid/a}}]\nvalue: {value}\n")
+            os.utime(f, ns=(f.stat().st_atime_ns, 1_000_000_000 * (value + 1)))
+            datafiles.load_data.cache_clear()
+            assert datafiles.load_data("t")["value"] == value
+        kept = sorted(cache.glob("t-*.pickle"))
+        assert len(kept) == datafiles.DATA_CACHE_SIZE
+        newest = f"t-{1_000_000_000 * (datafiles.DATA_CACHE_SIZE + 3)}-"
+        assert any(p.name.startswith(newest) for p in kept)   # the version in use survives the pruning
+    finally:
+        datafiles.load_data.cache_clear()
+
+
+def test_the_validated_catalog_cache_keeps_only_the_newest_few(tmp_path, monkeypatch) -> None:
+    from rocmdoctor.catalog import loader
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(loader, "CATALOG_CACHE_SIZE", 2)
+    cache = tmp_path / "cache" / "rocmdoctor" / "catalog"
+    for n in range(4):  # four different user dirs: four catalogs, each validated and written once
+        extra = tmp_path / f"user{n}"
+        extra.mkdir()
+        (extra / "c.yaml").write_text(f"- id: user-check-{n}\n  title: a user's own check\n"
+                                      "  gather:\n    rel: {file: /proc/sys/kernel/osrelease, parse: text}\n"
+                                      "  rules:\n    - state: pass\n      message: read\n")
+        assert f"user-check-{n}" in loader.load_catalog([extra]).checks
+    assert len(list(cache.glob("*.pickle"))) == 2

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
+# cached parses kept per data file: one per checkout in use, not one per edit
+DATA_CACHE_SIZE = 4
 
 
 class DataFileError(ValueError):
@@ -85,12 +87,13 @@ def _read_cached(cached: Path | None) -> dict[str, Any] | None:
 def _write_cached(cached: Path | None, doc: Any) -> None:
     import pickle
 
-    from rocmdoctor.fileio import write_atomic
+    from rocmdoctor.fileio import keep_newest, write_atomic
 
     if cached is None:
         return
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(cached, pickle.dumps(doc))
+        keep_newest(cached.parent, DATA_CACHE_SIZE, f"{cached.name.split('-', 1)[0]}-*.pickle")
     except OSError:
         pass

@@ -84,6 +84,8 @@ def _is_checks_doc(data: object) -> bool:
 
 
 _memo: dict[str, Catalog] = {}
+# validated catalogs kept on disk (~2 MB each): a few checkouts or user dirs in turn, not every edit ever made
+CATALOG_CACHE_SIZE = 8
 
 
 def _fingerprint(dirs: list[Path]) -> str:
@@ -139,10 +141,11 @@ def load_catalog(extra: Iterable[str | Path] = ()) -> Catalog:
     catalog = _load(check_dirs, runbook_dirs, signature_dirs)
     _memo[key] = catalog
     try:
-        from rocmdoctor.fileio import write_atomic
+        from rocmdoctor.fileio import keep_newest, write_atomic
 
         cached.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(cached, pickle.dumps(catalog))
+        keep_newest(cached.parent, CATALOG_CACHE_SIZE)
     except OSError:
         pass
     return catalog

@@ -165,6 +165,7 @@ def cached_plan(extra_paths: Iterable[str], runbook_ids: Iterable[str], user_var
     import pickle
 
     from rocmdoctor.catalog.loader import catalog_fingerprint, load_catalog
+    from rocmdoctor.fileio import keep_newest
     from rocmdoctor.paths import cache_dir
 
     extra = list(extra_paths)
@@ -183,9 +184,7 @@ def cached_plan(extra_paths: Iterable[str], runbook_ids: Iterable[str], user_var
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_bytes(pickle.dumps(plan))
         tmp.replace(path)
-        kept = sorted(path.parent.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in kept[PLAN_CACHE_SIZE:]:
-            old.unlink(missing_ok=True)
+        keep_newest(path.parent, PLAN_CACHE_SIZE)
     except OSError:
         pass
     return plan
