@@ -65,6 +65,11 @@ _AGENT = re.compile(r"^\*{7}\s*\n^Agent (\d+)\s*\n^\*{7}\s*$", re.MULTILINE)
 _FIELD = re.compile(r"^(\s*)([^:\n]+?):\s*(.*?)\s*$")
 # two of an agent's own fields, indented as rocminfo indents them: an agent block pasted without its banner
 _FRAGMENT = re.compile(r"^  (?:Device Type|Chip ID|Compute Unit|BDFID):[ \t]+\S", re.MULTILINE)
+# what names a GPU agent in a paste cut short or filtered (`rocminfo | grep gfx`): its ISA name, printed by
+# rocminfo.cc as "Name: amdgcn-amd-amdhsa--gfxNNN[:features]" under "ISA Info", and the agent's own
+# "Name: gfxNNN" (ROCm/rocminfo@c6f7a17c, AgentInfo/IsaInfo printing)
+_ISA_NAME = re.compile(r"amdgcn-amd-amdhsa--gfx[0-9a-f]+")
+_AGENT_NAME = re.compile(r"^[ \t]*Name:[ \t]+gfx[0-9a-f]+[ \t]*$", re.MULTILINE)
 
 
 def _int_prefix(value: str | None) -> int | None:
@@ -82,15 +87,17 @@ def _parse_agent(number: int, body: str) -> dict[str, Any]:
         if not m:
             continue
         indent, label, value = len(m.group(1)), m.group(2).strip(), m.group(3)
-        if indent == 2:
+        if label == "Name" and _ISA_NAME.match(value):
+            isas.append(value)  # under "ISA Info" as printed, or anywhere in a paste that lost its indentation
+        elif indent == 2:
             section = label
             top.setdefault(label, value)
-        elif section == "ISA Info" and label == "Name":
-            isas.append(value)
         elif section == "Pool Info" and label == "Segment":
             pools.append({"segment": value, "size_kb": None})
         elif section == "Pool Info" and label == "Size" and pools:
             pools[-1]["size_kb"] = _int_prefix(value)
+    if not isas:  # bare ISA names, as `rocminfo | grep -o 'amdgcn[^ ]*'` prints them
+        isas = [m.group(0) for m in re.finditer(r"amdgcn-amd-amdhsa--gfx[0-9a-f]+\S*", body)]
     name = top.get("Name") or None
     gfx = None
     for isa in isas:
@@ -146,11 +153,16 @@ def parse_rocminfo(text: str) -> dict[str, Any]:
     for i, m in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
         agents.append(_parse_agent(int(m.group(1)), text[m.end():end]))
-    if not starts and len(_FRAGMENT.findall(text)) >= 2:
+    if not starts and (len(_FRAGMENT.findall(text)) >= 2 or _ISA_NAME.search(text) or _AGENT_NAME.search(text)):
         # a ticket's paste of one agent's lines without its "Agent N" banner (microsoft/onnxruntime#12662's
         # Vega 10 block from "Marketing Name:" on, RVC-Project/Retrieval-based-Voice-Conversion-WebUI#2454's
-        # RX 570 from "Float Round Mode:" on): one agent all the same, numbered 0
-        agents.append(_parse_agent(0, text))
+        # RX 570 from "Float Round Mode:" on, ROCm/rocBLAS#1299's tail from a pool's "Alloc Alignment:" to
+        # "*** Done ***"): one agent all the same, numbered 0; `rocminfo | grep gfx` prints each GPU agent's
+        # "Name: gfxNNN" line, one agent per such line
+        names = list(_AGENT_NAME.finditer(text))
+        bounds = [m.start() for m in names] if len(names) > 1 else [0]
+        for i, start in enumerate(bounds):
+            agents.append(_parse_agent(i, text[start:bounds[i + 1] if i + 1 < len(bounds) else len(text)]))
     rock = re.search(r"^ROCk module (?:version \S+ )?is (NOT )?loaded", text, re.MULTILINE)
     # rocminfo asked lsmod and the shell had none (a container image without kmod: "sh: 1: lsmod: not found"):
     # its "NOT loaded" is then no reading of the driver at all

@@ -148,3 +148,30 @@ def test_an_agent_pasted_without_its_banner_is_one_gpu_agent(name: str, chip: in
 def test_one_stray_field_line_is_not_an_agent() -> None:
     with pytest.raises(ParseError):
         parse("  Device Type:             GPU\n")
+
+
+def _case_rocminfo(case: str) -> str:
+    return (Path(__file__).resolve().parents[1] / "incidents" / case / "bundle/commands/rocminfo/stdout").read_text()
+
+
+def test_a_paste_cut_to_its_last_pools_and_isa_names_the_gpu_target() -> None:
+    """The tail of a GPU agent from a pool's "Alloc Alignment:" to "*** Done ***", verbatim from ROCm/rocBLAS#1299:
+    its ISA line is all that names the GPU, and it is enough to say which target it is."""
+    text = _case_rocminfo("gpu-not-visible/gfx1031-ubuntu2004-torch20-rocblas-tensile-dat-unreadable")
+    assert text.lstrip().startswith("Alloc Alignment:")
+    r = parse(text)
+    assert [a["gfx"] for a in r["gpu_agents"]] == ["gfx1031"]
+    assert r["gpu_agents"][0]["isas"] == ["amdgcn-amd-amdhsa--gfx1031"] and r["done"] is True
+
+
+def test_grep_filtered_rocminfo_is_one_agent_per_agent_name_line() -> None:
+    """`rocminfo | grep gfx` on a two-GPU MI210 host: each agent's "Name: gfx90a" and its ISA line, verbatim from
+    ROCm/ROCm-docker (in the corpus, container-mount-failure)."""
+    r = parse(_case_rocminfo("container-mount-failure/rocm-docker-nonroot-uid1000-no-name-healthy"))
+    assert [(a["gfx"], a["isas"]) for a in r["gpu_agents"]] == [
+        ("gfx90a", ["amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-"])] * 2
+
+
+def test_bare_isa_names_are_one_agent_with_its_specific_target_first() -> None:
+    r = parse("amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-\namdgcn-amd-amdhsa--gfx9-4-generic:sramecc+:xnack-\n")
+    assert [a["gfx"] for a in r["gpu_agents"]] == ["gfx942"]
