@@ -31,7 +31,7 @@ def main() -> int:
     import yaml
 
     from rocmdoctor.catalog.loader import load_catalog
-    from rocmdoctor.engine.signatures import match_text
+    from rocmdoctor.engine.line_match import match_text
 
     sigs = load_catalog().signatures
     real = [m["text"] for m in yaml.safe_load((ROOT / "tests/signatures/real_messages.yaml").read_text())["messages"]]

@@ -83,7 +83,7 @@ def test_file_without_sources_is_refused(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_gfx_products_name_each_product_under_one_target_only() -> None:
     """Two targets for one reduced name would make product_target guess: the table must not hold one."""
-    from rocmdoctor.catalog.expressions import product_key
+    from rocmdoctor.catalog.filters import product_key
 
     targets = load_data("gfx_products")["targets"]
     seen: dict[str, str] = {}

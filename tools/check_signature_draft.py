@@ -23,7 +23,7 @@ def check(draft: Path) -> list[str]:
     import yaml
 
     from rocmdoctor.catalog.loader import load_catalog
-    from rocmdoctor.engine.signatures import match_text
+    from rocmdoctor.engine.line_match import match_text
 
     ids = [s["id"] for s in (yaml.safe_load(draft.read_text()) or {}).get("signatures") or []]
     tmp = Path(tempfile.mkdtemp())

@@ -30,7 +30,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rocmdoctor.catalog.expressions import product_key  # noqa: E402
+from rocmdoctor.catalog.filters import product_key  # noqa: E402
 
 #: GC IP version -> KFD gfx_target_version, transcribed from kgd2kfd_probe() in
 #: drivers/gpu/drm/amd/amdkfd/kfd_device.c (GC 10.3.7 is compiled as 10.3.6, GC 11.0.3 as 11.0.1,

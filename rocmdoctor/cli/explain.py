@@ -70,7 +70,7 @@ def _causes(body: str, paths: tuple[str, ...]) -> tuple[list[Any], list[tuple[st
     among them, the surest first cause first (a generic low-confidence reading in one runbook does not
     go before a precise one in another): the same reading `--log` and a triage of a node give."""
     from rocmdoctor.engine.core import explain_report
-    from rocmdoctor.engine.signatures import CONFIDENCE_RANK
+    from rocmdoctor.engine.line_match import CONFIDENCE_RANK
     from rocmdoctor.status import State
 
     report = explain_report(body, paths)

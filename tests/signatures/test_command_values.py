@@ -4,7 +4,7 @@ those commands into a shell, and a log line is not trusted."""
 from __future__ import annotations
 
 from rocmdoctor.catalog.loader import load_catalog
-from rocmdoctor.engine.signatures import match_text
+from rocmdoctor.engine.line_match import match_text
 
 
 def _sig(sig_id: str):
@@ -19,7 +19,7 @@ def test_a_plain_captured_name_is_filled_in() -> None:
 
 
 def test_a_captured_value_with_shell_characters_stays_out_of_the_command() -> None:
-    from rocmdoctor.engine.signatures import _fill
+    from rocmdoctor.engine.line_match import _fill
 
     template = "dnf provides '{pkg}'; ls /opt/rocm*/lib/{lib}*"
     assert _fill(template, {"pkg": "rocm-hip-devel", "lib": "libamdhip64.so.6"}, shell=True) == \
@@ -45,7 +45,7 @@ def test_every_placeholder_in_a_reading_names_a_group_or_is_left_as_written() ->
     or stays verbatim; none is silently dropped."""
     import re
 
-    from rocmdoctor.engine.signatures import _group_names
+    from rocmdoctor.engine.line_match import _group_names
 
     for sig in load_catalog().signatures:
         names = _group_names(tuple(sig.patterns))

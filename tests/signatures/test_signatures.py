@@ -14,7 +14,8 @@ import yaml
 
 from rocmdoctor.catalog.loader import load_catalog
 from rocmdoctor.catalog.schema_signatures import pattern_problem
-from rocmdoctor.engine.signatures import best_per_diagnosis, match_text
+from rocmdoctor.engine.line_match import match_text
+from rocmdoctor.engine.signatures import best_per_diagnosis
 
 HERE = Path(__file__).parent
 MESSAGES = yaml.safe_load((HERE / "real_messages.yaml").read_text())["messages"]
@@ -256,7 +257,7 @@ def test_the_trie_prefilter_finds_what_the_flat_alternation_finds() -> None:
     lines a plain alternation of the same literals hits (the real messages and non-error lines)."""
     import re
 
-    from rocmdoctor.engine.signatures import _trie_pattern
+    from rocmdoctor.engine.line_match import _trie_pattern
 
     cat = load_catalog()
     words = {max(a, key=len) for s in cat.signatures for a, f in zip(s.anchors, s.ignore_case) if not f}
