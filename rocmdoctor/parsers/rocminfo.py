@@ -69,6 +69,7 @@ _FRAGMENT = re.compile(r"^  (?:Device Type|Chip ID|Compute Unit|BDFID):[ \t]+\S"
 # rocminfo.cc as "Name: amdgcn-amd-amdhsa--gfxNNN[:features]" under "ISA Info", and the agent's own
 # "Name: gfxNNN" (ROCm/rocminfo@c6f7a17c, AgentInfo/IsaInfo printing)
 _ISA_NAME = re.compile(r"amdgcn-amd-amdhsa--gfx[0-9a-f]+")
+_ISA_TOKEN = re.compile(r"amdgcn-amd-amdhsa--gfx[0-9a-f]+\S{0,80}")
 _AGENT_NAME = re.compile(r"^[ \t]*Name:[ \t]+gfx[0-9a-f]+[ \t]*$", re.MULTILINE)
 
 
@@ -97,7 +98,7 @@ def _parse_agent(number: int, body: str) -> dict[str, Any]:
         elif section == "Pool Info" and label == "Size" and pools:
             pools[-1]["size_kb"] = _int_prefix(value)
     if not isas:  # bare ISA names, as `rocminfo | grep -o 'amdgcn[^ ]*'` prints them
-        isas = [m.group(0) for m in re.finditer(r"amdgcn-amd-amdhsa--gfx[0-9a-f]+\S*", body)]
+        isas = _ISA_TOKEN.findall(body)
     name = top.get("Name") or None
     gfx = None
     for isa in isas:
