@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rocmdoctor.parsers.hsa_runtime import parse_hsa_runtime_events
 
 # ROCm/ROCm#5259 (torchrun on 4x MI300A), verbatim
@@ -44,3 +46,15 @@ def test_a_log_without_runtime_reports_is_not_an_error() -> None:
     out = parse_hsa_runtime_events("W0902 15:10:48.632000 819010 torch/distributed/elastic/multiprocessing/api.py:900] "
                                    "Sending process 819028 closing signal SIGTERM\n")
     assert out == {"found": False, "hangs": [], "faults": []}
+
+
+def test_a_null_address_and_a_blanked_out_one_are_still_faults() -> None:
+    """printf's %p prints a null pointer as "(nil)" (ROCm/tensorflow-upstream#180); ORNL/HeCBench#173's poster
+    replaced the handle and the address with "0x..." (both verbatim in the corpus)."""
+    root = Path(__file__).resolve().parents[1] / "incidents/gpu-hardware-fault"
+    nil = (root / "burnin-rbt-vegafe-riser-h2d-low/bundle/files/ticket/tf-train.log").read_text()
+    (fault,) = [f for f in parse_hsa_runtime_events(nil)["faults"] if f["address"] == "(nil)"][:1]
+    assert fault["reason"] == "Page not present" and fault["handle"] == "0x564b8ac982f0"
+    blanked = (root / "hipify-hecbench-vadd-wave64-memfault/bundle/files/ticket/run.log").read_text()
+    (fault,) = parse_hsa_runtime_events(blanked)["faults"]
+    assert fault["node"] == 1 and fault["handle"] == "0x..." and fault["reason"] == "Unknown"
