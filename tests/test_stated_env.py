@@ -72,6 +72,8 @@ def test_a1111_sysinfo_json_names_the_pytorch_build() -> None:
     ("AMD Radeon PRO W7900 Dual Slot", "gfx1100"), ("MI250X/MI250", "gfx90a"), ("Radeon VII", "gfx906"),
     ("Ryzen 9 7950X + RX 7900 XTX", "gfx1100"), ("AMD Radeon Pro V620", "gfx1030"),
     ("AMD Radeon AI Pro 32 Gb", None),   # no model number: not guessed
+    # an issue form's GPU field naming a family (ROCm/rocm-libraries#2233): no target, and "4" names no product
+    ("RDNA4 gfx120x Radeon GPUs", None), ("gfx11xx", None),
 ])
 def test_product_names_as_reporters_write_them(name: str, gfx: str | None) -> None:
     got = stated_gpu_targets({"gpus": [{"text": name, "lineno": 1, "line": name}]}, PRODUCTS, PCI)

@@ -110,6 +110,7 @@ def last_listed(releases: Any, target: Any) -> str | None:
 
 
 _GFX_IN_TEXT = re.compile(r"\b(gfx(?:\d{3,4}[a-f]?|\d{2}[a-f]))\b", re.IGNORECASE)
+_GFX_FAMILY = re.compile(r"\bgfx\d{0,3}x{1,3}\b", re.IGNORECASE)
 _NAME_NOISE = {"amd", "ati", "radeon", "instinct", "graphics", "accelerator", "tm", "r", "series", "gpu", "card",
                "advanced", "micro", "devices", "inc", "oam", "sxm"}
 _BRACKETS = re.compile(r"\[([^\]]+)\]")
@@ -154,7 +155,9 @@ def _product_index(products: Any, pci_devices: Any) -> dict[tuple[str, ...], str
         if row and row.get("target"):
             for n in _pci_product_names(str(row.get("name") or "")):
                 seen.setdefault(_tokens(n), set()).add(row["target"])
-    return {k: v.pop() for k, v in seen.items() if len(v) == 1 and any(t.isdigit() or t == "vii" for t in k)}
+    # a lone one- or two-digit number ("4" of some pci.ids name) is no product name: "RDNA4 gfx120x" is not gfx700
+    return {k: v.pop() for k, v in seen.items() if len(v) == 1 and any(t.isdigit() or t == "vii" for t in k)
+            and not (len(k) == 1 and k[0].isdigit() and len(k[0]) < 3)}
 
 
 def _find_product(text: str, index: dict[tuple[str, ...], str]) -> tuple[str, str] | None:
@@ -187,6 +190,8 @@ def stated_gpu_targets(stated: Any, products: Any, pci_devices: Any) -> list[dic
         m = _GFX_IN_TEXT.search(text)
         if m:
             gfx = m.group(1).lower()
+        elif _GFX_FAMILY.search(text):
+            continue  # "gfx120x", "gfx11xx": a family of targets, not one; no product name is read around it
         else:
             index = index if index is not None else _product_index(products, pci_devices)
             found = _find_product(text, index)
