@@ -428,3 +428,17 @@ def test_demo_targets_run_through_the_core() -> None:
     report = triage_target(TriageRequest(target="demo:dkms-wrong-kernel", runbooks=(RUNBOOK,)))
     assert steps(report)["dkms"].state == State.FAIL
     assert "dkms-not-built-for-kernel" in diagnoses(report)
+
+
+def test_a_ticket_naming_the_distribution_without_its_release_is_not_judged() -> None:
+    """ROCm/TransformerEngine#76's issue form says "Ubuntu" and "ROCm 6.2.0": Ubuntu 22.04 and 24.04 are both
+    supported there, so which one runs decides, and the ticket does not say (it was read as an unsupported OS)."""
+    from rocmdoctor.engine.core import TriageRequest, triage_target
+
+    bundle = Path(__file__).resolve().parents[1] / "incidents/gpu-oom/megatron-te76-ddp-fp8-oom/bundle"
+    report = triage_target(TriageRequest(target="", bundle=str(bundle), runbooks=(RUNBOOK,),
+                                         vars={"log": "/ticket/results.log", "report": "/ticket/report.md"}))
+    step = next(s for s in report.runbooks[0].steps if s.check and s.check.check_id == "rocm.os_supported")
+    assert step.state == State.UNKNOWN
+    assert step.check.message.startswith("Ubuntu, without its release: ROCm 6.2.0 supports Ubuntu 22.04.5")
+    assert "unsupported-kernel-or-os" not in [d.diagnosis_id for d in report.runbooks[0].diagnoses]
