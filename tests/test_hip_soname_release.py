@@ -57,3 +57,29 @@ def test_without_the_running_release_it_stays_unknown_with_the_command() -> None
     rb, step = _step(INCIDENTS / "graphml-pygrocm-mi300x-rocm62-wheels-need-libamdhip64-so5" / "bundle",
                      log="/ticket/import.log")
     assert step.state == State.UNKNOWN and "cat /opt/rocm/.info/version" in step.check.message
+
+
+def test_a_line_only_the_report_holds_is_quoted_with_the_reports_name(tmp_path: Path) -> None:
+    """The loader line pasted in the issue form, not in the job's log: the evidence names the report."""
+    (tmp_path / "files" / "ticket").mkdir(parents=True)
+    (tmp_path / "files" / "ticket" / "job.log").write_text("PyTorch version: 2.8.0+rocm7.0.0\n")
+    (tmp_path / "files" / "ticket" / "report.md").write_text(
+        "### Error\n"
+        "ImportError: libamdhip64.so.6: cannot open shared object file: No such file or directory\n")
+    rb, step = _step(tmp_path, log="/ticket/job.log", report="/ticket/report.md")
+    assert step.state == State.FAIL
+    assert step.check.evidence[0].strip() == (
+        "/ticket/report.md:2: ImportError: libamdhip64.so.6: cannot open shared object file: No such file or directory")
+
+
+def test_a_loader_error_for_another_library_is_not_quoted_as_the_hip_runtimes(tmp_path: Path) -> None:
+    (tmp_path / "files" / "ticket").mkdir(parents=True)
+    (tmp_path / "files" / "ticket" / "job.log").write_text(
+        "PyTorch version: 2.8.0+rocm7.0.0\n"
+        "rocminfo: error while loading shared libraries: libhsakmt.so.1: cannot open shared object file: No such "
+        "file or directory\n"
+        "ImportError: libamdhip64.so.7: cannot open shared object file: No such file or directory\n")
+    rb, step = _step(tmp_path, log="/ticket/job.log")
+    assert step.state == State.PASS and step.check.message.startswith("libamdhip64.so.7 is ROCm 7's")
+    assert [e.strip() for e in step.check.evidence] == [
+        "/ticket/job.log:3: ImportError: libamdhip64.so.7: cannot open shared object file: No such file or directory"]

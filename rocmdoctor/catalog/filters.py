@@ -11,9 +11,9 @@ import shlex
 import time
 from typing import Any
 
-from rocmdoctor.catalog.gpu_facts import (gfx_version_number, gpu_targets, last_listed, pci_gpu_targets, rocm_release,
-                                          stated_gpu_targets, stated_release, stated_torch, torch_wheel_lacks,
-                                          version_key)
+from rocmdoctor.catalog.gpu_facts import (gfx_version_number, gpu_targets, job_release, last_listed, pci_gpu_targets,
+                                          rocm_release, stated_gpu_targets, stated_release, stated_torch,
+                                          torch_wheel_lacks, version_key)
 from rocmdoctor.catalog.known_bugs import amdgpu_oops, kernel_fix_status, known_bug_matches
 from rocmdoctor.catalog.package_facts import rocm_package_releases
 from rocmdoctor.catalog.release_bugs import documented_wrong_results, log_line_naming
@@ -71,6 +71,12 @@ def _join_maps(maps: Any) -> list[dict[str, Any]]:
 
 
 _DIGITS = re.compile(r"(\d+)")
+
+
+def _quoted_from(items: Any, src: Any) -> list[dict[str, Any]]:
+    """A parser's line records (`lineno`, `line`) each with `quote` = "<src>:<lineno>: <line>", so records read
+    from several files keep the name of the file each came from when they are merged."""
+    return [{**item, "quote": f"{src}:{item.get('lineno')}: {item.get('line')}"} for item in items or [] if isinstance(item, dict)]
 
 
 def _natsort(value: Any) -> list[tuple[str, Any]]:
@@ -163,6 +169,7 @@ VALUE_FILTERS = {
     "rocm_release": rocm_release,
     "rocm_package_releases": rocm_package_releases,
     "stated_release": stated_release,
+    "job_release": job_release,
     "stated_gpu_targets": stated_gpu_targets,
     "torch_wheel_lacks": torch_wheel_lacks,
     "stated_torch": stated_torch,
@@ -172,6 +179,7 @@ VALUE_FILTERS = {
     "join_maps": _join_maps,
     "dir_map": _dir_map,
     "natsort": _natsort,
+    "quoted_from": _quoted_from,
     "basename": lambda v: os.path.basename(str(v)),
     "dirname": lambda v: os.path.dirname(str(v)),
     "octal": _octal,

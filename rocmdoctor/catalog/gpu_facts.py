@@ -237,6 +237,17 @@ def stated_release(stated: Any) -> dict[str, Any]:
             "source": f"the ticket states: {rocm.get('line')}" if version else None, "dkms_version": None}
 
 
+def job_release(rocm_file: Any, dkms: Any, drivers: Any, stated: Any, logged: Any) -> dict[str, Any]:
+    """The ROCm release a job runs, in rocm_release's shape: the node's (/opt/rocm/.info/version, amdgpu's DKMS
+    version), else the release the ticket's report states, else one its log names. Shared by rocm.gpu_supported
+    and runtime.hip_soname_release, so both read the same release from the same evidence."""
+    found = rocm_release(rocm_file, dkms, drivers)
+    if found["rocm"]:
+        return found
+    said = stated_release(stated)
+    return said if said["rocm"] else stated_release(logged)
+
+
 def stated_torch(stated: Any, logged: Any, report: str, log: str) -> dict[str, Any]:
     """The PyTorch build a ticket names and the file it was read from: the report's stated environment first
     (collect_env, an issue form), else the job's log (a `torch version: ...` line in the venv). Shared by
