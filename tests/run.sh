@@ -6,7 +6,10 @@
 # 2. Builds a virtual environment in .venv from this checkout and installs the package
 #    with its test extras into it: a dependency missing from pyproject.toml fails here,
 #    not on a newcomer's machine. ROCMDOCTOR_VENV=DIR puts it elsewhere.
-# 3. Runs pytest; "no tests collected" (exit 5) counts as a failure.
+# 3. Runs pytest over all cores (pytest-xdist;
+#    ROCMDOCTOR_TEST_WORKERS=N sets how many), then, alone, the tests marked `serial`: their
+#    timeouts and deadlines are wall-clock bounds that a busy second worker would break.
+#    "No tests collected" (exit 5) counts as a failure only when neither run collected any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,10 +29,16 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check -e '.[test]'
 
-status=0
-"$venv/bin/python" -m pytest -q "$@" || status=$?
-if [ "$status" = 5 ]; then
+workers="${ROCMDOCTOR_TEST_WORKERS:-auto}"
+parallel=0
+"$venv/bin/python" -m pytest -q -n "$workers" -m "not serial" "$@" || parallel=$?
+serial=0
+"$venv/bin/python" -m pytest -q -m serial "$@" || serial=$?
+if [ "$parallel" = 5 ] && [ "$serial" = 5 ]; then
   echo "tests/run.sh: pytest collected no tests" >&2
   exit 1
 fi
-exit "$status"
+[ "$parallel" = 5 ] && parallel=0
+[ "$serial" = 5 ] && serial=0
+if [ "$parallel" != 0 ]; then exit "$parallel"; fi
+exit "$serial"

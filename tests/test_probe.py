@@ -6,6 +6,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from rocmdoctor.transports.audit import AuditLog
 from rocmdoctor.evidence.probe import GatherSpec, build_probe
 from rocmdoctor.transports.local import LocalTransport
@@ -81,6 +83,7 @@ def test_hostile_names_and_values_are_quoted(tmp_path: Path) -> None:
     assert ev["env:X"].value == f"$(touch {marker})"
 
 
+@pytest.mark.serial
 def test_commands_run_in_parallel_and_time_out(tmp_path: Path) -> None:
     t = _transport(tmp_path, tmp_path)
     start = time.monotonic()

@@ -67,6 +67,7 @@ def test_resume_only_what_rocmdoctor_drained(slurm: FakeSlurm, tmp_path: Path) -
     assert d.resume("gpu12").action == "skip"
 
 
+@pytest.mark.serial
 def test_a_hung_slurmctld_costs_the_timeout_not_the_health_check(slurm: FakeSlurm, tmp_path: Path) -> None:
     slurm.node("gpu13")
     slurm.hang()

@@ -24,6 +24,9 @@ from rocmdoctor.testing.sshd import require_sshd
 from rocmdoctor.testing.sweep_fleet import CATALOG, Fleet, build_fleet
 from rocmdoctor.engine.triage import run_triage
 
+# per-host timeouts and sweep deadlines of a few seconds: run alone (tests/run.sh), not beside another worker
+pytestmark = pytest.mark.serial
+
 FAULTS = {"refused": 4, "timeout": 4, "host-key-changed": 3, "auth": 3, "command-timeout": 3, "dropped": 3}
 HOST_TIMEOUT = 8.0
 DEADLINE = 50.0

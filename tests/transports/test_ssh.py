@@ -81,6 +81,7 @@ def test_proxyjump_reaches_the_target_through_the_jump_host(ssh_bed, ctx):
     assert r.exit_status == 0 and r.stdout.split()[2] == "127.0.0.3"
 
 
+@pytest.mark.serial
 def test_command_timeout_closes_the_channel_and_keeps_the_connection(ctx):
     with SSHTransport("node002", context=ctx) as t:
         start = time.monotonic()
@@ -90,6 +91,7 @@ def test_command_timeout_closes_the_channel_and_keeps_the_connection(ctx):
         assert t.run("echo still-here", timeout=10, mutating=False).stdout == "still-here\n"
 
 
+@pytest.mark.serial
 def test_a_background_child_holding_stdout_does_not_hold_the_command(ctx):
     """After the exit status the transport waits a short grace for the rest of the output and EOF
     (OpenSSH may send exit-status before the child's last output); a child left running with the

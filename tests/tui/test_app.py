@@ -130,6 +130,7 @@ async def test_declined_fix_is_journaled_and_changes_nothing(make_session) -> No
     assert "amdgpu" not in (Path(session.node_root) / "proc/modules").read_text()
 
 
+@pytest.mark.serial
 @run_async
 async def test_keys_answered_while_a_check_hangs(make_session) -> None:  # type: ignore[no-untyped-def]
     session = make_session(runbooks=("incident_test_slow", "incident_test_gpu"), slow_seconds=8)
