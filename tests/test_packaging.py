@@ -79,4 +79,6 @@ def test_readme_opens_with_the_demo_and_the_test_command_ci_runs() -> None:
     assert tests in ci
     script = (ROOT / "tests" / "run.sh").read_text()
     assert "python3 -m venv" in script and "'.[test]'" in script
-    assert '"$status" = 5' in script  # pytest's "no tests collected" fails the run
+    # the parallel run, then the wall-clock-bounded tests alone; "no tests collected" in both fails the run
+    assert '-n "$workers" -m "not serial"' in script and '-m serial "$@"' in script
+    assert '[ "$parallel" = 5 ] && [ "$serial" = 5 ]' in script

@@ -52,7 +52,7 @@ def triage(
     var: Optional[List[str]] = VarOpt,
     expect_gpus: Optional[int] = typer.Option(None, "--expect-gpus", help="GPUs this node should have."),
     log: Optional[List[str]] = typer.Option(None, "--log", help="Job log on the node (repeatable): matched against the error-signature catalogue; a match routes to its runbook. GPU OOM lines are analysed in detail."),
-    report: Optional[str] = typer.Option(None, "--report", help="The ticket's own report in the bundle or on the node (an issue form's OS/GPU/ROCm Version fields, collect_env output): the GPU, release, OS and kernel it states stand in where no tool output says them. Default in a bundle: /ticket/report.md."),
+    report: Optional[str] = typer.Option(None, "--report", help="The ticket's own report in the bundle or on the node (an issue form's OS/GPU/ROCm Version fields, collect_env output): the GPU, release, OS and kernel it states stand in where no tool output says them, and the errors it quotes are read as a --log's are. Default in a bundle: /ticket/report.md (read for what it states only)."),
     container: Optional[str] = typer.Option(None, "--container", help="Container to inspect (docker/podman)."),
     pid: Optional[int] = typer.Option(None, "--pid", min=1, help="gpu-slow: read only this process's GPUs, cgroup, CPUs and environment."),
     job: Optional[str] = typer.Option(None, "--job", help="gpu-slow: read only this Slurm job's processes (scontrol listpids)."),

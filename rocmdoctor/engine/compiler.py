@@ -96,11 +96,17 @@ def ticket_only_keys(checks: Iterable[CheckDef], vars: dict[str, Any]) -> set[st
 
 
 def log_paths(vars: dict[str, Any]) -> tuple[str, ...]:
-    """The job logs of a run: `logs` (repeatable --log) or the single `log` variable."""
+    """The texts a run reads for error signatures: the job logs (`logs`, repeatable --log, or the single `log`
+    variable) and the ticket's report (--report): an error pasted into an issue form means what it means in a job
+    log, as `explain` reads both."""
     logs = vars.get("logs")
     if isinstance(logs, (list, tuple)):
-        return tuple(dict.fromkeys(str(p) for p in logs if p))
-    return (str(vars["log"]),) if vars.get("log") else ()
+        paths = [str(p) for p in logs if p]
+    else:
+        paths = [str(vars["log"])] if vars.get("log") else []
+    if vars.get("report"):
+        paths.append(str(vars["report"]))
+    return tuple(dict.fromkeys(paths))
 
 
 FINGERPRINT_CHECK = "node.fingerprint"

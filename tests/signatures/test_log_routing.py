@@ -110,6 +110,20 @@ def test_log_is_repeatable_and_each_line_is_quoted_with_its_file(tmp_path: Path)
     assert gnv["open_causes"][0]["diagnosis_id"] == "user-not-in-render-group"
 
 
+def test_an_error_pasted_in_the_report_is_read_as_it_is_in_a_job_log(tmp_path: Path) -> None:
+    """An issue form that quotes the error, and no job log: --report alone brings the line to its diagnosis,
+    quoted with the report's name, as `explain` reads the same text."""
+    b = _bundle(tmp_path, {"report.md": "### What happened\n" + DKMS + "\n### OS\nUbuntu 22.04\n"})
+    _, report = _triage("--from", str(b), "--runbook", "kernel-driver-mismatch", "--report", "/ticket/report.md")
+    kdm = _runbook(report, "kernel-driver-mismatch")
+    assert kdm["diagnoses"][0]["diagnosis_id"] == "dkms-build-failed"
+    assert f"/ticket/report.md:2: {DKMS}" in kdm["diagnoses"][0]["evidence"]
+    _, both = _triage("--from", str(b), "--runbook", "kernel-driver-mismatch", "--report", "/ticket/report.md",
+                      "--log", "/ticket/report.md")
+    log = next(s for s in _runbook(both, "kernel-driver-mismatch")["steps"] if s["step_id"] == "log")
+    assert log["check"]["evidence"].count(f"/ticket/report.md:2: {DKMS}") == 1  # one file, read once
+
+
 def test_an_unreadable_log_is_unknown_with_its_reason_and_the_triage_goes_on(tmp_path: Path) -> None:
     b = _bundle(tmp_path, {"job.err": DOCKER + "\n"})
     code, report = _triage("--from", str(b), "--runbook", "gpu-oom", "--log", "/ticket/missing.log")
