@@ -16,8 +16,9 @@ from rocmdoctor.status import State
 INCIDENTS = Path(__file__).resolve().parent / "incidents"
 
 
-def _step(bundle: Path, log: str):
-    report = triage_target(TriageRequest(target="", bundle=str(bundle), runbooks=("gpu-not-visible",), vars={"log": log}))
+def _step(bundle: Path, log: str, **more: str):
+    report = triage_target(TriageRequest(target="", bundle=str(bundle), runbooks=("gpu-not-visible",),
+                                         vars={"log": log, **more}))
     rb = report.runbooks[0]
     return rb, next(s for s in rb.steps if s.step_id == "torchtargets")
 
@@ -152,3 +153,15 @@ def test_the_wheel_a_job_log_prints_is_read_beside_a_report() -> None:
     assert step.state == State.FAIL and "PyTorch 2.8.0+cu128, a CUDA build" in step.check.message
     assert "/ticket/backend-venv-torch-check.log:7: torch version: 2.8.0+cu128" in step.check.evidence
     assert rb.diagnoses[0].diagnosis_id == "framework-without-rocm"
+
+
+def test_a_bare_product_line_names_the_gpu_the_wheel_lacks() -> None:
+    """F5-TTS#1236's environment field lists `arch`, `Radeon 8050S` and the wheel on lines of their own: the product
+    line names gfx1151, which torch 2.5.1+rocm6.2 carries no code for. A sentence naming a GPU is still not read."""
+    report = (F5TTS / "bundle" / "files" / "ticket" / "report.md").read_text()
+    gpus = parse_stated_env(report)["gpus"]
+    assert [(g["text"], g["field"]) for g in gpus] == [("Radeon 8050S", "gpu_line")]
+    assert parse_stated_env("I have a Radeon RX 6800 and it fails\n")["gpus"] == []
+    assert parse_stated_env("### GPU\n\nRX 6800\n\nRadeon 8050S\n")["gpus"][0]["text"] == "RX 6800"  # a field wins
+    _, step = _step(F5TTS / "bundle", "/ticket/f5-tts-infer-gradio.log", report="/ticket/report.md")
+    assert step.state == State.WARN and "gfx1151" in step.check.message and "2.5.1+rocm6.2" in step.check.message

@@ -21,6 +21,8 @@ structured forms are read; prose sentences are not (too easy to misread "works o
   `OS: Ubuntu 22.04`, `Kernel: 6.8.0-45-generic`, `torch: 2.14.0+cu130`), bullets and bold allowed.
 - Without any of those naming PyTorch, the wheel pip names: `torch==2.5.1+rocm6.2`, pip's "Successfully
   installed torch-2.5.1+rocm6.2", pip show's `Name: torch` / `Version:` (F5-TTS#1236, pytorch#147761).
+- Without any GPU field, a line that is nothing but an AMD product name (`Radeon 8050S` under F5-TTS#1236's
+  `### Environment Details`, `AMD Radeon RX 7900 XTX`): a list of parts, not a sentence.
 - Without a stated release, ROCm's versioned install directory in a pasted path: AMD's packages install a release
   under /opt/rocm-X.Y.Z (/opt/rocm is a link to it), so a backtrace or ldd line through
   `/opt/rocm-4.5.2/opencl/lib/libamdocl64.so` (darktable#10707) names the release the process loaded; read only
@@ -38,6 +40,9 @@ from typing import Any
 
 from rocmdoctor.parsers import parser
 
+# a line that is only a product name: "Radeon 8050S", "AMD Radeon(TM) RX 7900 XTX", "AMD Instinct MI250X"
+_PRODUCT_LINE = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?P<name>(?:AMD\s+)?(?:Radeon|Instinct)(?:\(TM\)|™)?(?:\s+[A-Za-z0-9][\w+-]{0,12}){1,4})\s*$")
 _HEADING = re.compile(r"^#{2,4}\s+(?P<label>[^#].*?)\s*$")
 _NO_RESPONSE = {"_no response_", "no response", "n/a", "none", "other", ""}
 _KEY_VALUE = re.compile(
@@ -202,6 +207,9 @@ def parse_stated_env(text: str) -> dict[str, Any]:
                 continue
             names = [value] if field != "gpu" or "[" in value else [v.strip() for v in value.split(",")]
             gpus.extend(_at(lineno, line, field, n) for n in names if n and n.lower() not in _NO_RESPONSE)
+
+    if not gpus:
+        gpus = [_at(n, raw, "gpu_line", m.group("name")) for n, raw in enumerate(lines, 1) if (m := _PRODUCT_LINE.match(raw))]
 
     rocm = None
     for field in ("rocm", "rocm_if_named", "torch_rocm", "hip_runtime"):
