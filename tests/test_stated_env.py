@@ -170,3 +170,12 @@ def test_a_written_out_target_with_a_letter_in_its_number_is_read() -> None:
     for text, gfx in (("AMD Instinct MI210 (gfx90a)", "gfx90a"), ("gfx90c", "gfx90c"), ("gfx1100", "gfx1100")):
         got = stated_gpu_targets({"gpus": [{"text": text, "lineno": 3, "line": f"GPU: {text}"}]}, {}, {})
         assert [g["gfx"] for g in got] == [gfx]
+
+
+def test_a_comma_inside_a_products_parentheses_does_not_split_it() -> None:
+    """ROCm/gsplat#18's `- GPU: AMD Radeon 8060S (gfx1151, RDNA 3.5), Ryzen AI Max+ 395 (Strix Halo)`: two items,
+    the first with its target; the check names the product whole."""
+    line = "- GPU: AMD Radeon 8060S (gfx1151, RDNA 3.5), Ryzen AI Max+ 395 (Strix Halo)\n"
+    gpus = parse_stated_env(line)["gpus"]
+    assert [g["text"] for g in gpus] == ["AMD Radeon 8060S (gfx1151, RDNA 3.5)", "Ryzen AI Max+ 395 (Strix Halo)"]
+    assert [g["gfx"] for g in stated_gpu_targets(parse_stated_env(line), {}, {})] == ["gfx1151"]

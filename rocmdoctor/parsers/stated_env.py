@@ -188,6 +188,19 @@ def _os(value: str) -> dict[str, Any] | None:
     return {"id": os_id, "version_id": version}
 
 
+def _split_outside_parens(value: str) -> list[str]:
+    """A multi-select's `A, B` split at its commas, not at one inside a product's parentheses
+    (`AMD Radeon 8060S (gfx1151, RDNA 3.5), Ryzen AI Max+ 395` is two items)."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(value):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth <= 0:
+            items.append(value[start:i])
+            start = i + 1
+    items.append(value[start:])
+    return [item.strip() for item in items]
+
+
 @parser("stated_env")
 def parse_stated_env(text: str) -> dict[str, Any]:
     """`{gpus: [{text, lineno, line, field}], rocm: {version, ...} | None, os: {id, version_id, ...} | None,
@@ -205,7 +218,7 @@ def parse_stated_env(text: str) -> dict[str, Any]:
         for lineno, line, value in got.get(field, []):
             if field == "gpu_collect_env" and value.lower().startswith("no cuda"):
                 continue
-            names = [value] if field != "gpu" or "[" in value else [v.strip() for v in value.split(",")]
+            names = [value] if field != "gpu" or "[" in value else _split_outside_parens(value)
             gpus.extend(_at(lineno, line, field, n) for n in names if n and n.lower() not in _NO_RESPONSE)
 
     if not gpus:
