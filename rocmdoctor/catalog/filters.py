@@ -76,7 +76,8 @@ _DIGITS = re.compile(r"(\d+)")
 def _quoted_from(items: Any, src: Any) -> list[dict[str, Any]]:
     """A parser's line records (`lineno`, `line`) each with `quote` = "<src>:<lineno>: <line>", so records read
     from several files keep the name of the file each came from when they are merged."""
-    return [{**item, "quote": f"{src}:{item.get('lineno')}: {item.get('line')}"} for item in items or [] if isinstance(item, dict)]
+    return [{**item, "quote": f"{src}:{item.get('lineno')}: {item.get('line')}"}
+            for item in items or [] if isinstance(item, dict)]
 
 
 def _natsort(value: Any) -> list[tuple[str, Any]]:

@@ -222,7 +222,8 @@ def parse_stated_env(text: str) -> dict[str, Any]:
             gpus.extend(_at(lineno, line, field, n) for n in names if n and n.lower() not in _NO_RESPONSE)
 
     if not gpus:
-        gpus = [_at(n, raw, "gpu_line", m.group("name")) for n, raw in enumerate(lines, 1) if (m := _PRODUCT_LINE.match(raw))]
+        gpus = [_at(n, raw, "gpu_line", m.group("name"))
+                for n, raw in enumerate(lines, 1) if (m := _PRODUCT_LINE.match(raw))]
 
     rocm = None
     for field in ("rocm", "rocm_if_named", "torch_rocm", "hip_runtime"):
