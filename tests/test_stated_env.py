@@ -179,3 +179,16 @@ def test_a_comma_inside_a_products_parentheses_does_not_split_it() -> None:
     gpus = parse_stated_env(line)["gpus"]
     assert [g["text"] for g in gpus] == ["AMD Radeon 8060S (gfx1151, RDNA 3.5)", "Ryzen AI Max+ 395 (Strix Halo)"]
     assert [g["gfx"] for g in stated_gpu_targets(parse_stated_env(line), {}, {})] == ["gfx1151"]
+
+
+def test_a_line_that_is_only_a_target_names_the_gpu_and_a_wheel_url_the_build() -> None:
+    """ROCm/pytorch#1186's versions list: `gfx1100(navi3)` under `- device`, the wheel's URL with `+` escaped."""
+    text = ("### Versions\n\n- device\ngfx1100(navi3)\n- torch\n"
+            "https://download.pytorch.org/whl/rocm5.2/torch-1.13.1%2Brocm5.2-cp38-cp38-linux_x86_64.whl\n")
+    got = parse_stated_env(text)
+    assert [(g["text"], g["field"], g["lineno"]) for g in got["gpus"]] == [("gfx1100", "gpu_target_line", 4)]
+    assert got["torch"]["version"] == "1.13.1+rocm5.2" and got["torch"]["flavor"] == "rocm"
+    # rocm_agent_enumerator's output: the CPU's gfx000 is no GPU, one target repeated is one GPU
+    assert [g["text"] for g in parse_stated_env("gfx000\ngfx90a\ngfx90a\n")["gpus"]] == ["gfx90a"]
+    # a list of several targets is a build's, not the machine's
+    assert parse_stated_env("gfx906\ngfx908\ngfx90a\n")["gpus"] == []

@@ -25,6 +25,11 @@ make.log:
     /var/lib/dkms/.../Makefile:16: *** dma_resv->seq is missing., exit.... 中止.
     /var/lib/dkms/.../kcl_fence.h:42:9: error: implicit declaration of function ...
     ERROR: modpost: "drm_..." [/var/lib/dkms/.../amdgpu.ko] undefined!
+a make.log pasted without its header: the tree it builds names the driver, kbuild's directory lines the kernel
+    ERROR: modpost: "kallsyms_lookup_name" [/var/lib/dkms/amdgpu-3.5/30/build/amd/amdkcl/amdkcl.ko] undefined!
+    make: Leaving directory '/usr/lib/modules/5.7.0-3-MANJARO/build'          (ROCm/amdgpu#95)
+    make[1]: Entering directory '/usr/src/linux-headers-5.4.0-91-generic'     (Grench6/RX580-rocM-tensorflow...#13)
+    make -j16 KERNELRELEASE=6.8.0-44-generic -C /lib/modules/6.8.0-44-generic/build M=...  (dkms's own make line)
 make's own messages may be translated (`エラー 2`), so the first error is found by its
 shape (`file:line[:col]: error:`, `Makefile:N: *** ...`, `ERROR: modpost:`), never by a
 localised word.
@@ -56,6 +61,11 @@ _BAD_EXIT = re.compile(r"^Building module\(s\)[.\s]*\(bad exit status: (?P<rc>\d
 _POSTINST = re.compile(r"(?P<module>amdgpu|rock) dkms failed for running kernel", re.IGNORECASE)
 _SANITY_MODULE = re.compile(r"Module version (?P<version>\S+) for (?P<module>[\w-]+)\.ko(?:\.\w+)?$")
 _NOT_NEWER = re.compile(r"^is not newer than what is already found in kernel (?P<kernel>\S+) \((?P<existing>[^)]{0,80})\)")
+# without a header: the DKMS tree a path goes through (rock-dkms's amdgpu-3.5/30 is the driver "3.5-30") and the
+# kernel kbuild builds against (make's directory lines, dkms's KERNELRELEASE=)
+_TREE = re.compile(r"/var/lib/dkms/(?P<module>amdgpu|rock)(?:-(?P<series>\d+\.\d+))?/(?P<version>\d[^/\s]*)/(?:build|source)/")
+_KBUILD_KERNEL = re.compile(r"(?:Entering|Leaving) directory [`'‘\"](?:/usr/src/linux-headers-(?P<a>[^/'’\"\s]+)|"
+                            r"/(?:usr/)?lib/modules/(?P<b>[^/'’\"\s]+)/build)/?['’\"]|\bKERNELRELEASE=(?P<c>[^\s/]+)")
 _GCC_MISMATCH = re.compile(r'"Local GCC version (?P<local>\d+) does not match kernel compiler GCC version (?P<kernel>\d+)"')
 # Real DKMS/make lines are short; a pathological line (a binary blob, 100k brackets) must not
 # make a search quadratic, so only its head is read and each pattern needs its keyword first.
@@ -73,7 +83,8 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
     log_kernel, first_error: {line, lineno, msg}|None, errors: int, gcc_mismatch: str|None,
     stale_trees: [{tree, module, version, line, lineno}], refused: [{module, version, kernel,
     existing, line, lineno}], amd_tree: bool}`.
-    `log_kernel` is the kernel a make.log header names; `failures` come from dkms's own
+    `log_kernel` is the kernel a make.log header names (without one, the kernel kbuild's lines name; `version`
+    then the DKMS tree's); `failures` come from dkms's own
     "Bad return status" / "autoinstall ... failed" lines and the driver package's "dkms failed
     for running kernel" (kernel None: the running one); `stale_trees` are the version
     directories dkms found without a dkms.conf; `refused` the modules dkms built and then would
@@ -89,6 +100,8 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
     autoinstall: dict[str, Any] | None = None   # dkms 3.x "Autoinstall of module M/V for kernel K", until its result
     errors = 0
     amd_tree = False
+    tree: tuple[str, str] | None = None   # (module, version) of the first DKMS tree a path names
+    build_kernel: str | None = None       # the kernel kbuild's own lines name
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw[:_LINE_MAX].strip()
         if not line:
@@ -138,6 +151,10 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
             gcc_mismatch = f"local GCC {m['local']}, kernel built with {m['kernel']}"
         if not amd_tree and "/" in line and _AMD_TREE.search(line):
             amd_tree = True
+        if tree is None and "/var/lib/dkms/" in line and (m := _TREE.search(line)):
+            tree = ("amdgpu", f"{m['series']}-{m['version']}" if m["series"] else m["version"])
+        if build_kernel is None and ("directory" in line or "KERNELRELEASE=" in line) and (m := _KBUILD_KERNEL.search(line)):
+            build_kernel = m["a"] or m["b"] or m["c"]
         hit = (_GCC_ERROR.match(line) if "error:" in line else None) or (_MODPOST.match(line) if "modpost" in line else None)
         if hit is None and "***" in line and "*** [" not in line and "Makefile" in line:
             hit = _MAKE_STOP.search(line)
@@ -145,6 +162,8 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
             errors += 1
             if first_error is None:
                 first_error = {"line": line[:400], "lineno": lineno, "msg": hit["msg"].strip()[:300]}
+    if version is None and tree is not None:
+        module, version = tree
     return {"failures": failures, "module": module, "version": version, "make_log": make_log,
-            "log_kernel": log_kernel, "first_error": first_error, "errors": errors, "gcc_mismatch": gcc_mismatch,
+            "log_kernel": log_kernel or build_kernel, "first_error": first_error, "errors": errors, "gcc_mismatch": gcc_mismatch,
             "stale_trees": stale_trees, "refused": refused, "amd_tree": amd_tree}

@@ -20,9 +20,14 @@ structured forms are read; prose sentences are not (too easy to misread "works o
 - `Key: value` lines a reporter writes for the environment (`GPU: RX 7900 XTX`, `ROCm: 6.2.1`,
   `OS: Ubuntu 22.04`, `Kernel: 6.8.0-45-generic`, `torch: 2.14.0+cu130`), bullets and bold allowed.
 - Without any of those naming PyTorch, the wheel pip names: `torch==2.5.1+rocm6.2`, pip's "Successfully
-  installed torch-2.5.1+rocm6.2", pip show's `Name: torch` / `Version:` (F5-TTS#1236, pytorch#147761).
+  installed torch-2.5.1+rocm6.2", a wheel's URL with its `+` escaped (`torch-1.13.1%2Brocm5.2-cp38-...whl`,
+  download.pytorch.org's index links, ROCm/pytorch#1186), pip show's `Name: torch` / `Version:` (F5-TTS#1236, pytorch#147761).
 - Without any GPU field, a line that is nothing but an AMD product name (`Radeon 8050S` under F5-TTS#1236's
   `### Environment Details`, `AMD Radeon RX 7900 XTX`): a list of parts, not a sentence.
+- Without any of those, a line that is nothing but one GPU target (`gfx1100(navi3)` under ROCm/pytorch#1186's
+  `- device`): what rocm_agent_enumerator and amdgpu-arch print, one target per line (rocminfo's
+  rocm_agent_enumerator: `for gfx in target_list: print(gfx)`, gfx000 for the CPU); read only when every such
+  line names the same target, so a pasted list of build targets is not taken for the machine's GPU.
 - Without a stated release, ROCm's versioned install directory in a pasted path: AMD's packages install a release
   under /opt/rocm-X.Y.Z (/opt/rocm is a link to it), so a backtrace or ldd line through
   `/opt/rocm-4.5.2/opencl/lib/libamdocl64.so` (darktable#10707) names the release the process loaded; read only
@@ -43,6 +48,8 @@ from rocmdoctor.parsers import parser
 # a line that is only a product name: "Radeon 8050S", "AMD Radeon(TM) RX 7900 XTX", "AMD Instinct MI250X"
 _PRODUCT_LINE = re.compile(
     r"^\s*(?:[-*+]\s+)?(?P<name>(?:AMD\s+)?(?:Radeon|Instinct)(?:\(TM\)|™)?(?:\s+[A-Za-z0-9][\w+-]{0,12}){1,4})\s*$")
+# a line that is only a GPU target, with an optional code name: "gfx1100", "gfx1100(navi3)", "gfx90a:sramecc+:xnack-"
+_TARGET_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<name>gfx(?!000\b)[0-9a-f]{3,4}(?::[a-z]+[+-])*)\s*(?:\([\w .-]{1,30}\))?\s*$")
 _HEADING = re.compile(r"^#{2,4}\s+(?P<label>[^#].*?)\s*$")
 _NO_RESPONSE = {"_no response_", "no response", "n/a", "none", "other", ""}
 _KEY_VALUE = re.compile(
@@ -71,7 +78,7 @@ _KERNEL_IN_OS = re.compile(r"(?i)\bkernel\s+v?(?P<a>[2-7]\.\d+[\w.+~-]*)|\b(?P<b
 _ROCM_NAMED = re.compile(r"(?i)\brocm[\s-]*v?(?P<v>\d+\.\d+(?:\.\d+)?)")
 _PLATFORM_KERNEL = re.compile(r"^Linux-(?P<k>\d+\.\d+\.\d+[\w.+~-]*?)-(?:x86_64|aarch64|ppc64le)")
 _GPU_INDEXED = re.compile(r"^GPU \d+: (?P<name>.+)$")
-_TORCH_VERSION = r"(?P<v>\d+\.\d+\.\d+(?:\.dev\d{8})?\+(?:rocm\d+(?:\.\d+){0,2}|cpu|cu\d{2,3})(?![\w.]))"
+_TORCH_VERSION = r"(?P<v>\d+\.\d+\.\d+(?:\.dev\d{8})?(?:\+|%2[Bb])(?:rocm\d+(?:\.\d+){0,2}|cpu|cu\d{2,3})(?![\w.]))"
 _PIP_TORCH = re.compile(r"(?<![\w.-])torch(?:==|-)" + _TORCH_VERSION)
 _PIP_SHOW_VERSION = re.compile(r"^Version: " + _TORCH_VERSION + "$")
 
@@ -224,6 +231,11 @@ def parse_stated_env(text: str) -> dict[str, Any]:
     if not gpus:
         gpus = [_at(n, raw, "gpu_line", m.group("name"))
                 for n, raw in enumerate(lines, 1) if (m := _PRODUCT_LINE.match(raw))]
+    if not gpus:
+        targets = [_at(n, raw, "gpu_target_line", m.group("name"))
+                   for n, raw in enumerate(lines, 1) if "gfx" in raw and (m := _TARGET_LINE.match(raw))]
+        if len({t["text"].split(":")[0] for t in targets}) == 1:
+            gpus = targets[:1]
 
     rocm = None
     for field in ("rocm", "rocm_if_named", "torch_rocm", "hip_runtime"):
@@ -309,7 +321,7 @@ def _pip_torch(lines: list[str]) -> dict[str, Any] | None:
             m = _PIP_SHOW_VERSION.match(lines[i + 1].strip())
             line = f"{line.strip()} / {lines[i + 1].strip()}"
         if m:
-            value = m.group("v")
+            value = re.sub("%2[Bb]", "+", m.group("v"))   # a wheel's URL: download.pytorch.org/whl/rocm5.2/torch-1.13.1%2Brocm5.2-...
             local = value.split("+", 1)[1]
             flavor = "rocm" if local.startswith("rocm") else "cpu" if local.startswith("cpu") else "cuda"
             return {**_at(i + 1, line, "torch", value), "version": value, "form": "pip", "rocm_build": None,

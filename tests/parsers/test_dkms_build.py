@@ -106,3 +106,33 @@ def test_dkms3_bad_exit_then_dkmss_own_verdict_is_one_failure() -> None:
             "Error! Bad return status for module build on kernel: 7.0.0-22-generic (x86_64)\n")
     (failure,) = parse_dkms_build(text)["failures"]
     assert failure["kernel"] == "7.0.0-22-generic" and failure["line"].startswith("Error! Bad return status")
+
+
+def test_a_make_log_pasted_without_its_header_names_driver_and_kernel_by_its_paths() -> None:
+    """ROCm/amdgpu#95: only the tail of the make.log; rock-dkms's tree amdgpu-3.5/30 is driver "3.5-30" (the
+    form `dkms status` gives it), kbuild's "Leaving directory '/usr/lib/modules/K/build'" the kernel."""
+    out = parse_dkms_build(_read("dkms-amdgpu-pr95-manjaro-570-kallsyms-lookup-name", "files/ticket/make.log"))
+    assert (out["module"], out["version"], out["log_kernel"]) == ("amdgpu", "3.5-30", "5.7.0-3-MANJARO")
+    # Ubuntu's headers directory and dkms's own make line name the kernel the same way
+    assert parse_dkms_build("make[1]: Entering directory '/usr/src/linux-headers-5.4.0-91-generic'\n")["log_kernel"] \
+        == "5.4.0-91-generic"
+    assert parse_dkms_build("make -j16 KERNELRELEASE=6.8.0-44-generic -C /lib/modules/6.8.0-44-generic/build "
+                            "M=/var/lib/dkms/amdgpu/6.8.5-2041575.22.04/build\n")["log_kernel"] == "6.8.0-44-generic"
+    # a header, when there, outranks both
+    text = ("DKMS make.log for amdgpu-3.8-30 for kernel 5.9.2-arch1-1 (x86_64)\n"
+            "make: Entering directory '/usr/lib/modules/5.8.0-1-MANJARO/build'\n")
+    assert (parse_dkms_build(text)["version"], parse_dkms_build(text)["log_kernel"]) == ("3.8-30", "5.9.2-arch1-1")
+
+
+def test_a_pasted_make_log_is_held_to_its_releases_kernels(tmp_path: Path) -> None:
+    """The pasted make.log alone names ROCm 3.5's driver built for kernel 5.7: newer than any kernel ROCm 3.5
+    supports (its README's list), said with both numbers."""
+    from rocmdoctor.results import State
+    from rocmdoctor.testing.triage_helpers import triage_bundle_step
+
+    files = {"files/ticket/make.log": _read("dkms-amdgpu-pr95-manjaro-570-kallsyms-lookup-name", "files/ticket/make.log")}
+    rb, step = triage_bundle_step(tmp_path, files, "kernel-driver-mismatch", "buildkernel", vars={"log": "/ticket/make.log"})
+    assert step.check is not None and step.check.state == State.WARN
+    assert "amdgpu-dkms 3.5-30 is ROCm 3.5's driver" in step.check.message and "5.7.0-3-MANJARO" in step.check.message
+    assert "DKMS make.log /ticket/make.log: amdgpu/3.5-30 for kernel 5.7.0-3-MANJARO" in step.check.evidence
+    assert "unsupported-kernel-or-os" in [d.diagnosis_id for d in rb.diagnoses]
