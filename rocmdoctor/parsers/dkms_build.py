@@ -25,6 +25,9 @@ make.log:
     /var/lib/dkms/.../Makefile:16: *** dma_resv->seq is missing., exit.... 中止.
     /var/lib/dkms/.../kcl_fence.h:42:9: error: implicit declaration of function ...
     ERROR: modpost: "drm_..." [/var/lib/dkms/.../amdgpu.ko] undefined!
+a make.log viewed in bat (`bat make.log`) and pasted with its gutter, a long line wrapped onto a gutter-only line:
+     951   │ ERROR: modpost: "migrate_vma_finalize" [/var/lib/dkms/amdgpu/5.11.19.98-1290604/build/amd/amdgpu/amdgpu.
+           │ ko] undefined!                                                    (ROCm/legacy-rocm-build#1125)
 a make.log pasted without its header: the tree it builds names the driver, kbuild's directory lines the kernel
     ERROR: modpost: "kallsyms_lookup_name" [/var/lib/dkms/amdgpu-3.5/30/build/amd/amdkcl/amdkcl.ko] undefined!
     make: Leaving directory '/usr/lib/modules/5.7.0-3-MANJARO/build'          (ROCm/amdgpu#95)
@@ -66,6 +69,8 @@ _NOT_NEWER = re.compile(r"^is not newer than what is already found in kernel (?P
 _TREE = re.compile(r"/var/lib/dkms/(?P<module>amdgpu|rock)(?:-(?P<series>\d+\.\d+))?/(?P<version>\d[^/\s]*)/(?:build|source)/")
 _KBUILD_KERNEL = re.compile(r"(?:Entering|Leaving) directory [`'‘\"](?:/usr/src/linux-headers-(?P<a>[^/'’\"\s]+)|"
                             r"/(?:usr/)?lib/modules/(?P<b>[^/'’\"\s]+)/build)/?['’\"]|\bKERNELRELEASE=(?P<c>[^\s/]+)")
+# bat's line-number gutter ("951   │ "; "      │ " on a wrapped line's continuation)
+_GUTTER = re.compile(r"^\s*\d{0,7}\s*│ ?")
 _GCC_MISMATCH = re.compile(r'"Local GCC version (?P<local>\d+) does not match kernel compiler GCC version (?P<kernel>\d+)"')
 # Real DKMS/make lines are short; a pathological line (a binary blob, 100k brackets) must not
 # make a search quadratic, so only its head is read and each pattern needs its keyword first.
@@ -103,7 +108,8 @@ def parse_dkms_build(text: str) -> dict[str, Any]:
     tree: tuple[str, str] | None = None   # (module, version) of the first DKMS tree a path names
     build_kernel: str | None = None       # the kernel kbuild's own lines name
     for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw[:_LINE_MAX].strip()
+        line = raw[:_LINE_MAX]
+        line = (_GUTTER.sub("", line, count=1) if "│" in line else line).strip()
         if not line:
             continue
         if sanity is not None and (m := _NOT_NEWER.match(line)):

@@ -136,3 +136,12 @@ def test_a_pasted_make_log_is_held_to_its_releases_kernels(tmp_path: Path) -> No
     assert "amdgpu-dkms 3.5-30 is ROCm 3.5's driver" in step.check.message and "5.7.0-3-MANJARO" in step.check.message
     assert "DKMS make.log /ticket/make.log: amdgpu/3.5-30 for kernel 5.7.0-3-MANJARO" in step.check.evidence
     assert "unsupported-kernel-or-os" in [d.diagnosis_id for d in rb.diagnoses]
+
+
+def test_a_make_log_pasted_from_bat_is_read_through_its_gutter() -> None:
+    """ROCm/legacy-rocm-build#1125: the make.log as bat shows it, line numbers and `│`, long lines wrapped."""
+    out = parse_dkms_build(_read("dkms-1125-parrot-5-10-0-21-amdgpu-dkms-5-11-modpost-migrate-vma", "files/ticket/make.log"))
+    assert out["first_error"]["msg"].startswith('"migrate_vma_finalize" [/var/lib/dkms/amdgpu/5.11.19.98-1290604/')
+    assert out["first_error"]["lineno"] == 7 and out["errors"] == 3 and out["amd_tree"]
+    assert out["version"] == "5.11.19.98-1290604"
+    assert out["gcc_mismatch"] is None   # its line wraps before "GCC version N": not read as half a line
