@@ -188,6 +188,9 @@ def test_a_line_that_is_only_a_target_names_the_gpu_and_a_wheel_url_the_build() 
     got = parse_stated_env(text)
     assert [(g["text"], g["field"], g["lineno"]) for g in got["gpus"]] == [("gfx1100", "gpu_target_line", 4)]
     assert got["torch"]["version"] == "1.13.1+rocm5.2" and got["torch"]["flavor"] == "rocm"
+    # the wheel carries its ROCm libraries: without a stated release, its tag names the job's
+    assert (got["rocm"]["version"], got["rocm"]["field"]) == ("5.2", "torch_wheel")
+    assert parse_stated_env("ROCm: 6.3.1\ntorch==2.5.1+rocm6.2\n")["rocm"]["version"] == "6.3.1"
     # rocm_agent_enumerator's output: the CPU's gfx000 is no GPU, one target repeated is one GPU
     assert [g["text"] for g in parse_stated_env("gfx000\ngfx90a\ngfx90a\n")["gpus"]] == ["gfx90a"]
     # a list of several targets is a build's, not the machine's

@@ -31,7 +31,8 @@ structured forms are read; prose sentences are not (too easy to misread "works o
 - Without a stated release, ROCm's versioned install directory in a pasted path: AMD's packages install a release
   under /opt/rocm-X.Y.Z (/opt/rocm is a link to it), so a backtrace or ldd line through
   `/opt/rocm-4.5.2/opencl/lib/libamdocl64.so` (darktable#10707) names the release the process loaded; read only
-  when every such path names the same release.
+  when every such path names the same release. Without either, a ROCm torch wheel's tag (`+rocm5.2`): PyTorch's
+  ROCm wheels carry their own ROCm libraries, so the tag names the release the job's GPU code comes from.
 
 A stated fact is weaker than a tool's output (ROCm/ROCm#2847's form made its reporter pick
 "MI300X" for an RX 580 the dropdown did not list), so checks use it only where no tool output
@@ -292,9 +293,13 @@ def parse_stated_env(text: str) -> dict[str, Any]:
                  "gpu_available": {"true": True, "false": False}.get(available)}
     if torch is None:
         torch = _pip_torch(lines)
+    # PyTorch's ROCm wheels carry their ROCm libraries: `+rocm5.2` names the release the job's kernels come from
+    if rocm is None and torch and (m := _WHEEL_ROCM.search(str(torch.get("version") or ""))):
+        rocm = {**_at(torch["lineno"], torch["line"], "torch_wheel", torch["version"]), "version": m.group("v")}
     return {"gpus": gpus, "rocm": rocm, "os": os_, "kernel": kernel, "wsl": wsl, "torch": torch, "form": bool(form)}
 
 
+_WHEEL_ROCM = re.compile(r"\+rocm(?P<v>\d+\.\d+(?:\.\d+)?)$")
 _ROCM_INSTALL_DIR = re.compile(r"/opt/rocm-(?P<v>\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)(?![\w.-])")
 
 
