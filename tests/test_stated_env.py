@@ -195,3 +195,21 @@ def test_a_line_that_is_only_a_target_names_the_gpu_and_a_wheel_url_the_build() 
     assert [g["text"] for g in parse_stated_env("gfx000\ngfx90a\ngfx90a\n")["gpus"]] == ["gfx90a"]
     # a list of several targets is a build's, not the machine's
     assert parse_stated_env("gfx906\ngfx908\ngfx90a\n")["gpus"] == []
+
+
+def test_a_gpu_named_in_a_sentence_is_read_when_nothing_else_names_one() -> None:
+    """NixOS/nixpkgs#308206 ("I have an RX 580 if that helps") and huggingface/sentence-transformers#1809 ("my
+    6700XT falls under gfx1031"): the only place these tickets name their GPU is a sentence."""
+    got = parse_stated_env("### Additional context\nI have an RX 580 if that helps\nI can confirm that Rocm and "
+                           "openCL works on my system\n")
+    assert [(g["text"], g["field"], g["lineno"]) for g in got["gpus"]] == [("RX 580", "gpu_prose", 2)]
+    got = parse_stated_env("Unfortunately, my 6700XT falls under gfx1031.\n")
+    assert [(g["text"], g["field"]) for g in got["gpus"]] == [("6700XT", "gpu_prose")]
+    # the same product twice is one GPU; two different products are a comparison, not the node's GPU
+    assert [g["text"] for g in parse_stated_env("RX 580 here.\nThe RX580 is a Polaris card.\n")["gpus"]] == ["RX 580"]
+    assert parse_stated_env("It works on my RX 7900 XTX but not on the RX 6600.\n")["gpus"] == []
+    # a form's own GPU field wins over a sentence
+    got = parse_stated_env("### GPU\n\nAMD Radeon VII\n\n### Notes\nmy friend's RX 580 works\n")
+    assert [g["field"] for g in got["gpus"]] == ["gpu"]
+    # numbers that merely look like models are not read: a hex value, a version
+    assert parse_stated_env("exit code 0x580, version 7900.1\n")["gpus"] == []

@@ -51,6 +51,13 @@ _PRODUCT_LINE = re.compile(
     r"^\s*(?:[-*+]\s+)?(?P<name>(?:AMD\s+)?(?:Radeon|Instinct)(?:\(TM\)|™)?(?:\s+[A-Za-z0-9][\w+-]{0,12}){1,4})\s*$")
 # a line that is only a GPU target, with an optional code name: "gfx1100", "gfx1100(navi3)", "gfx90a:sramecc+:xnack-"
 _TARGET_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<name>gfx(?!000\b)[0-9a-f]{3,4}(?::[a-z]+[+-])*)\s*(?:\([\w .-]{1,30}\))?\s*$")
+# a GPU product named in a sentence ("I have an RX 580", "my 6700XT", "on an MI250X"): read only where nothing
+# above names the GPU, and only when the ticket names one product (two are a comparison, not the node's GPU)
+_PROSE_PRODUCT = re.compile(
+    r"(?<![\w.-])(?P<name>(?:AMD\s+)?(?:Radeon(?:\(TM\)|™)?\s+(?:Pro\s+)?)?"
+    r"(?:RX\s?\d{3,4}(?:\s?(?:XTX|XT|GRE|M|S)\b)?|\d{4}\s?XTX?|R9\s(?:Nano|Fury(?:\sX)?|\d{3}X?)|Radeon\sVII"
+    r"|Vega\s?(?:56|64)|(?:Instinct\s+)?MI\d{2,3}[AXP]?|W\d{4}X?|V\d{3})"
+    r")(?![\w-]|\.\d)", re.IGNORECASE)
 _HEADING = re.compile(r"^#{2,4}\s+(?P<label>[^#].*?)\s*$")
 _NO_RESPONSE = {"_no response_", "no response", "n/a", "none", "other", ""}
 _KEY_VALUE = re.compile(
@@ -209,6 +216,17 @@ def _split_outside_parens(value: str) -> list[str]:
     return [item.strip() for item in items]
 
 
+def _prose_gpu(lines: list[str]) -> list[dict[str, Any]]:
+    """The one GPU product the ticket's sentences name, at its first mention; none when they name two."""
+    found = [(n, raw, m.group("name")) for n, raw in enumerate(lines, 1) for m in _PROSE_PRODUCT.finditer(raw)]
+    names = {re.sub(r"[^a-z0-9]", "", re.sub(r"(?i)\b(amd|radeon|\(tm\)|™|instinct|pro)\b", "", f[2]).lower())
+             for f in found}
+    if len(names) != 1:
+        return []
+    n, raw, name = found[0]
+    return [_at(n, raw, "gpu_prose", name)]
+
+
 @parser("stated_env")
 def parse_stated_env(text: str) -> dict[str, Any]:
     """`{gpus: [{text, lineno, line, field}], rocm: {version, ...} | None, os: {id, version_id, ...} | None,
@@ -237,6 +255,8 @@ def parse_stated_env(text: str) -> dict[str, Any]:
                    for n, raw in enumerate(lines, 1) if "gfx" in raw and (m := _TARGET_LINE.match(raw))]
         if len({t["text"].split(":")[0] for t in targets}) == 1:
             gpus = targets[:1]
+    if not gpus:
+        gpus = _prose_gpu(lines)
 
     rocm = None
     for field in ("rocm", "rocm_if_named", "torch_rocm", "hip_runtime"):
