@@ -22,12 +22,13 @@ from typing import Any
 
 from rocmdoctor.parsers import parser
 
+# a quote retyped in a ticket moves the colon ("reason: GPU Hang", nbramia/LifeOS#55); the words are ROCr's.
 # ROCr prints the handle and the address with printf's %p: glibc writes a null pointer as "(nil)"
 # (ROCm/tensorflow-upstream#180: "... on address (nil). Reason: Page not present"); a poster may blank them
 # out as "0x..." (ORNL/HeCBench#173)
 _POINTER = r"0x[0-9a-fA-F]{1,16}|\(nil\)|(?:0x)?\.{2,8}"
 _HANG = re.compile(r"HW Exception by GPU node-(?P<node>\d+) (?:\(Agent handle: (?P<handle>" + _POINTER + r")\) )?"
-                   r"reason :(?P<reason>GPU Hang)")
+                   r"reason ?: ?(?P<reason>GPU Hang)")
 _FAULT = re.compile(r"Memory access fault by GPU node-(?P<node>\d+) (?:\(Agent handle: (?P<handle>" + _POINTER + r")\) )?"
                     r"on address (?P<address>" + _POINTER + r")\.?\s{1,3}Reason: (?P<reason>[^.\n]{1,120})")
 

@@ -51,10 +51,10 @@ _PRODUCT_LINE = re.compile(
     r"^\s*(?:[-*+]\s+)?(?P<name>(?:AMD\s+)?(?:Radeon|Instinct)(?:\(TM\)|™)?(?:\s+[A-Za-z0-9][\w+-]{0,12}){1,4})\s*$")
 # a line that is only a GPU target, with an optional code name: "gfx1100", "gfx1100(navi3)", "gfx90a:sramecc+:xnack-"
 _TARGET_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<name>gfx(?!000\b)[0-9a-f]{3,4}(?::[a-z]+[+-])*)\s*(?:\([\w .-]{1,30}\))?\s*$")
-# a GPU product named in a sentence ("I have an RX 580", "my 6700XT", "on an MI250X"): read only where nothing
+# a GPU product named in a sentence ("I have an RX 580", "my 6700XT", "on an MI250X", an APU's "Radeon 8060S"): read only where nothing
 # above names the GPU, and only when the ticket names one product (two are a comparison, not the node's GPU)
 _PROSE_PRODUCT = re.compile(
-    r"(?<![\w.-])(?P<name>(?:AMD\s+)?(?:Radeon(?:\(TM\)|™)?\s+(?:Pro\s+)?)?"
+    r"(?<![\w.-])(?P<name>(?:AMD\s+)?Radeon(?:\(TM\)|™)?\s+\d{3,4}[MS]|(?:AMD\s+)?(?:Radeon(?:\(TM\)|™)?\s+(?:Pro\s+)?)?"
     r"(?:RX\s?\d{3,4}(?:\s?(?:XTX|XT|GRE|M|S)\b)?|\d{4}\s?XTX?|R9\s(?:Nano|Fury(?:\sX)?|\d{3}X?)|Radeon\sVII"
     r"|Vega\s?(?:56|64)|(?:Instinct\s+)?MI\d{2,3}[AXP]?|W\d{4}X?|V\d{3})"
     r")(?![\w-]|\.\d)", re.IGNORECASE)
