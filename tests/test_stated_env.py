@@ -213,3 +213,26 @@ def test_a_gpu_named_in_a_sentence_is_read_when_nothing_else_names_one() -> None
     assert [g["field"] for g in got["gpus"]] == ["gpu"]
     # numbers that merely look like models are not read: a hex value, a version
     assert parse_stated_env("exit code 0x580, version 7900.1\n")["gpus"] == []
+
+
+def test_an_install_names_the_release_through_amds_package_versions() -> None:
+    """nktice/AMD-AI#1's dpkg.log: `install rocm-dkms:amd64 <none> 5.7.1.50701-98~22.04` (AMD's versions carry the
+    release as MMmmpp); apt's and dnf's own lines name it the same way."""
+    log = ("2023-12-09 22:45:20 install amdgpu-dkms:all 1:6.2.4.50700-1652687.22.04 1:6.2.4.50700-1652687.22.04\n"
+           "2023-12-17 11:21:25 install rocm-dkms:amd64 <none> 5.7.1.50701-98~22.04\n")
+    got = parse_stated_env(log)["rocm"]
+    # a rocm-* package names the release (amdgpu-dkms 6.2.4.50700 is the driver of ROCm 5.7.0)
+    assert (got["version"], got["field"], got["text"], got["lineno"]) == ("5.7.1", "installed_package", "rocm-dkms", 2)
+    assert parse_stated_env("Setting up rocm-core (6.0.0.60000-91~22.04) ...\n")["rocm"]["version"] == "6.0.0"
+    assert parse_stated_env(" rocm-hip-runtime   x86_64   6.0.0.60000-91.el9   rocm   12 k\n")["rocm"]["version"] == "6.0.0"
+    # two releases side by side name none; a distribution's own build (no MMmmpp) names none
+    assert parse_stated_env("Setting up rocm-core (6.0.0.60000-91~22.04) ...\n"
+                            "Setting up rocm-hip-libraries (5.7.1.50701-98~22.04) ...\n")["rocm"] is None
+    assert parse_stated_env("Setting up rocminfo (5.7.1-3build1) ...\n")["rocm"] is None
+
+
+def test_the_one_ubuntu_release_a_sentence_names_is_the_os() -> None:
+    """nktice/AMD-AI#1's title, "Any word on Ubuntu 23.10?" (the body's "your guide for 23.04" names no OS)."""
+    got = parse_stated_env("# Any word on Ubuntu 23.10?\n\nI followed your guide for 23.04 on the hope that it would work.\n")
+    assert (got["os"]["id"], got["os"]["version_id"], got["os"]["field"]) == ("ubuntu", "23.10", "os_prose")
+    assert parse_stated_env("Works on Ubuntu 22.04, fails on Ubuntu 24.04.\n")["os"] is None

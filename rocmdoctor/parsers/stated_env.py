@@ -45,6 +45,7 @@ import re
 from typing import Any
 
 from rocmdoctor.parsers import parser
+from rocmdoctor.parsers.packages import rocm_release_of
 
 # a line that is only a product name: "Radeon 8050S", "AMD Radeon(TM) RX 7900 XTX", "AMD Instinct MI250X"
 _PRODUCT_LINE = re.compile(
@@ -58,6 +59,14 @@ _PROSE_PRODUCT = re.compile(
     r"(?:RX\s?\d{3,4}(?:\s?(?:XTX|XT|GRE|M|S)\b)?|\d{4}\s?XTX?|R9\s(?:Nano|Fury(?:\sX)?|\d{3}X?)|Radeon\sVII"
     r"|Vega\s?(?:56|64)|(?:Instinct\s+)?MI\d{2,3}[AXP]?|W\d{4}X?|V\d{3})"
     r")(?![\w-]|\.\d)", re.IGNORECASE)
+# an AMD package and its version as installers print them: dpkg.log `install NAME:ARCH OLD NEW` / `status installed
+# NAME:ARCH VERSION`, apt `Unpacking NAME (VERSION)` / `Setting up NAME (VERSION)` / `Get:N URL SUITE ARCH NAME ARCH
+# VERSION [size]`, dnf's `NAME ARCH VERSION REPO SIZE` rows; packages.rocm_release_of reads the release in VERSION
+_INSTALLER_PACKAGE = re.compile(
+    r"(?:\b(?:install|upgrade|status installed|configure)\s+(?P<n1>[a-z0-9][a-z0-9+.-]*):\w+\s+(?:\S+\s+)?(?P<v1>\S+)$"
+    r"|\b(?:Unpacking|Setting up|Preparing to unpack \S+ \.\.\.\s*Unpacking)\s+(?P<n2>[a-z0-9][a-z0-9+.-]*)(?::\w+)?\s+\((?P<v2>[^)\s]+)\)"
+    r"|\s(?P<n3>[a-z0-9][a-z0-9+.-]*)\s+(?:amd64|all|x86_64|noarch)\s+(?P<v3>(?:\d+:)?\d+\.\d+\.\d+\.\d{5}-\S+))")
+_PROSE_UBUNTU = re.compile(r"\bUbuntu\s+(?P<v>\d{2}\.(?:04|10))(?![\d.]\d)")
 _HEADING = re.compile(r"^#{2,4}\s+(?P<label>[^#].*?)\s*$")
 _NO_RESPONSE = {"_no response_", "no response", "n/a", "none", "other", ""}
 _KEY_VALUE = re.compile(
@@ -272,12 +281,17 @@ def parse_stated_env(text: str) -> dict[str, Any]:
 
     if rocm is None:
         rocm = _install_path_release(lines)
+    if rocm is None:
+        rocm = _installer_release(lines)
 
     os_ = None
     for lineno, line, value in got.get("os", []):
         parsed = _os(value)
         if parsed and os_ is None:
             os_ = {**_at(lineno, line, "os", value), **parsed}
+
+    if os_ is None:
+        os_ = _prose_os(lines)
 
     kernel = None
     for field in ("kernel", "python_platform", "os"):
@@ -334,6 +348,37 @@ def _install_path_release(lines: list[str]) -> dict[str, Any] | None:
         return None
     version, (lineno, line, path) = next(iter(seen.items()))
     return {**_at(lineno, line, "install_path", path), "version": version}
+
+
+def _installer_release(lines: list[str]) -> dict[str, Any] | None:
+    """The ROCm release AMD's packages name in a pasted install (dpkg.log's `install rocm-dkms:amd64 <none>
+    5.7.1.50701-98~22.04`, apt's `Setting up rocm-core (6.0.0.60000-91~22.04) ...`, `Get:` lines, dnf's table): the
+    release a `rocm-*` package's version carries, else any AMD package's; None when they name two releases."""
+    seen: dict[str, tuple[int, str, str]] = {}
+    for i, line in enumerate(lines):
+        if "." not in line:
+            continue
+        for m in _INSTALLER_PACKAGE.finditer(line.rstrip()):
+            name, version = m.group("n1") or m.group("n2") or m.group("n3"), m.group("v1") or m.group("v2") or m.group("v3")
+            release = rocm_release_of(version)
+            if release:
+                seen.setdefault(name, (i + 1, line, release))
+    preferred = {n: v for n, v in seen.items() if n.startswith("rocm")} or seen
+    releases = {v[2] for v in preferred.values()}
+    if len(releases) != 1:
+        return None
+    name, (lineno, line, release) = next(iter(preferred.items()))
+    return {**_at(lineno, line, "installed_package", name), "version": release}
+
+
+def _prose_os(lines: list[str]) -> dict[str, Any] | None:
+    """The one `Ubuntu NN.NN` a ticket's sentences name (a title's "Any word on Ubuntu 23.10?"), for a ticket with
+    no OS field; none when they name two."""
+    found = [(n, raw, m) for n, raw in enumerate(lines, 1) for m in _PROSE_UBUNTU.finditer(raw)]
+    if len({m.group("v") for _, _, m in found}) != 1:
+        return None
+    n, raw, m = found[0]
+    return {**_at(n, raw, "os_prose", m.group(0)), "id": "ubuntu", "version_id": m.group("v")}
 
 
 def _pip_torch(lines: list[str]) -> dict[str, Any] | None:
