@@ -28,7 +28,7 @@ def test_the_parser_reads_glibc_and_python_forms() -> None:
     assert [(m["lib"], m["base"], m["major"], m["path"], m["lineno"]) for m in missing] == [
         ("libhsakmt.so.1", "libhsakmt", 1, None, 1), ("libamdhip64.so.5", "libamdhip64", 5, None, 2),
         ("libhiprtc.so", "libhiprtc", None, "/opt/rocm-6.2.0/lib", 3)]
-    assert parse_loader_errors("libamdhip64.so.6 => /opt/rocm/lib/libamdhip64.so.6\n") == {"missing": []}
+    assert parse_loader_errors("libamdhip64.so.6 => /opt/rocm/lib/libamdhip64.so.6\n")["missing"] == []
 
 
 def test_an_extension_built_for_rocm6_in_a_rocm7_pytorch_process() -> None:
@@ -83,3 +83,43 @@ def test_a_loader_error_for_another_library_is_not_quoted_as_the_hip_runtimes(tm
     assert step.state == State.PASS and step.check.message.startswith("libamdhip64.so.7 is ROCm 7's")
     assert [e.strip() for e in step.check.evidence] == [
         "/ticket/job.log:3: ImportError: libamdhip64.so.7: cannot open shared object file: No such file or directory"]
+
+
+ORT = INCIDENTS / "libver-ort118-rocm-provider-needs-rocblas3-and-4" / "bundle"
+
+
+def test_the_parser_reads_an_ldd_listing() -> None:
+    """microsoft/onnxruntime#20929: ldd on the ROCm execution provider (glibc rtld's trace-mode lines)."""
+    got = parse_loader_errors((ORT / "files" / "ticket" / "ldd.log").read_text())
+    assert [(m["lib"], m["major"], m["lineno"]) for m in got["missing"]] == [("librocblas.so.3", 3, 2)]
+    assert [(r["lib"], r["major"], r["path"]) for r in got["resolved"]] == [
+        ("librocblas.so.4", 4, "/opt/rocm/lib/librocblas.so.4")]
+
+
+def test_a_rocblas_soname_of_another_release_beside_the_installed_one() -> None:
+    """ONNX Runtime 1.18.0's ROCm provider asks for librocblas.so.3 (rocBLAS 3.x, ROCm 5.6-5.7) on a node whose
+    /opt/rocm/lib has librocblas.so.4 (ROCm 6.x): "The GitHub release is still using ROCm 5.6"."""
+    rb, step = _step(ORT, log="/ticket/ldd.log", report="/ticket/report.md")
+    assert step.state == State.FAIL
+    assert step.check.message.startswith(
+        "the job asks for librocblas.so.3, the rocBLAS soname ROCm 5.6.0 to 5.7.1 ship, while the loader finds "
+        "librocblas.so.4 at /opt/rocm/lib/librocblas.so.4")
+    assert step.check.evidence[:2] == ("/ticket/ldd.log:2: librocblas.so.3 => not found",
+                                       "/ticket/ldd.log:3: librocblas.so.4 => /opt/rocm/lib/librocblas.so.4 (0x00001519fb7df000)")
+    assert rb.diagnoses[0].diagnosis_id == "rocm-wheel-for-other-rocm-release"
+
+
+def test_a_rocblas_soname_against_the_running_release(tmp_path: Path) -> None:
+    """The same missing soname with the node's release instead of the found library: ROCm 6.1.2 ships .so.4; a
+    release past the table's last read (7.0) is not judged."""
+    (tmp_path / "files" / "ticket").mkdir(parents=True)
+    (tmp_path / "files" / "opt" / "rocm" / ".info").mkdir(parents=True)
+    (tmp_path / "files" / "ticket" / "job.log").write_text(
+        "ImportError: librocblas.so.0: cannot open shared object file: No such file or directory\n")
+    (tmp_path / "files" / "opt" / "rocm" / ".info" / "version").write_text("6.1.2-119\n")
+    _, step = _step(tmp_path, log="/ticket/job.log")
+    assert step.state == State.FAIL
+    assert "asks for librocblas.so.0, the rocBLAS soname ROCm 3.3.0 to 5.5.1 ship, while ROCm 6.1.2 ships librocblas.so.4" in step.check.message
+    (tmp_path / "files" / "opt" / "rocm" / ".info" / "version").write_text("7.0.0-38\n")
+    _, step = _step(tmp_path, log="/ticket/job.log")
+    assert step.state == State.SKIPPED

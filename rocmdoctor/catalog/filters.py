@@ -15,7 +15,7 @@ from rocmdoctor.catalog.gpu_facts import (gfx_version_number, gpu_targets, job_r
                                           rocm_release, stated_gpu_targets, stated_release, stated_torch,
                                           torch_wheel_lacks, version_key)
 from rocmdoctor.catalog.known_bugs import amdgpu_oops, kernel_fix_status, known_bug_matches
-from rocmdoctor.catalog.package_facts import rocm_package_releases
+from rocmdoctor.catalog.package_facts import own_soname_mismatch, rocm_package_releases
 from rocmdoctor.catalog.release_bugs import documented_wrong_results, log_line_naming
 
 
@@ -169,6 +169,7 @@ VALUE_FILTERS = {
     "gpu_targets": gpu_targets,
     "rocm_release": rocm_release,
     "rocm_package_releases": rocm_package_releases,
+    "own_soname_mismatch": own_soname_mismatch,
     "stated_release": stated_release,
     "job_release": job_release,
     "stated_gpu_targets": stated_gpu_targets,

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from rocmdoctor.catalog.gpu_facts import version_key
+
 # the driver and graphics stack, whose release may differ from ROCm's by design
 _NOT_ROCM = re.compile(r"^(?:amdgpu|rock-|libdrm|mesa|libgl|libegl|libgbm|vulkan|xserver)|-amdgpu\d*$")
 # AMD's multi-version install: the release is part of the package's name
@@ -50,3 +52,38 @@ def rocm_package_releases(packages: Any, node_release: Any = None) -> dict[str, 
     node = str(node_release) if node_release else None
     odd = [g for g in groups if not same_release(g["release"], node)] if node else groups[1:]
     return {"groups": groups, "node": node, "odd": odd, "packages": len(seen)}
+
+
+def own_soname_mismatch(missing: Any, resolved: Any, table: Any, running: Any = None) -> list[dict[str, Any]]:
+    """The ROCm libraries a job asked for at a soname major another release shipped (data rocm_sonames
+    `own_major`): each missing row (loader_errors, with `quote`) with `asked` (the releases that shipped that
+    major) and `other`, either the same library the loader found at another major (ldd's `=>` line, with its
+    releases) or the running release when it lies in another major's range. A major, or a running release, the
+    table does not cover says nothing."""
+    table = dict(table or {})
+    found = [r for r in resolved or () if isinstance(r, dict)]
+    out = []
+    for row in missing or ():
+        entry = table.get(row.get("base")) if isinstance(row, dict) else None
+        majors = dict((entry or {}).get("majors") or {})
+        asked = majors.get(str(row.get("major")))
+        if not asked:
+            continue
+        sibling = next((f for f in found if f.get("base") == row["base"] and f.get("major") != row["major"]
+                        and str(f.get("major")) in majors), None)
+        other = None
+        if sibling:
+            span = majors[str(sibling["major"])]
+            other = {"lib": sibling["lib"], "from": span["from"], "to": span["to"], "quote": sibling.get("quote", ""),
+                     "how": f"the loader finds {sibling['lib']} at {sibling.get('path')}"}
+        elif running:
+            key = version_key(running)
+            for major, span in majors.items():
+                if major != str(row["major"]) and version_key(span["from"])[:len(key)] <= key <= version_key(span["to"]):
+                    other = {"lib": f"{row['base']}.so.{major}", "from": span["from"], "to": span["to"], "quote": "",
+                             "how": f"ROCm {running} ships {row['base']}.so.{major}"}
+                    break
+        if other:
+            out.append({**row, "what": entry.get("what") or row["base"], "asked_from": asked["from"],
+                        "asked_to": asked["to"], "other": other})
+    return out
