@@ -157,11 +157,13 @@ def test_the_wheel_a_job_log_prints_is_read_beside_a_report() -> None:
 
 def test_a_bare_product_line_names_the_gpu_the_wheel_lacks() -> None:
     """F5-TTS#1236's environment field lists `arch`, `Radeon 8050S` and the wheel on lines of their own: the product
-    line names gfx1151, which torch 2.5.1+rocm6.2 carries no code for. A sentence naming a GPU is still not read."""
+    line names gfx1151, which torch 2.5.1+rocm6.2 carries no code for. A sentence naming one GPU is read last, as
+    such (field gpu_prose), only where no field or line names one."""
     report = (F5TTS / "bundle" / "files" / "ticket" / "report.md").read_text()
     gpus = parse_stated_env(report)["gpus"]
     assert [(g["text"], g["field"]) for g in gpus] == [("Radeon 8050S", "gpu_line")]
-    assert parse_stated_env("I have a Radeon RX 6800 and it fails\n")["gpus"] == []
+    assert [(g["text"], g["field"]) for g in parse_stated_env("I have a Radeon RX 6800 and it fails\n")["gpus"]] == [
+        ("Radeon RX 6800", "gpu_prose")]
     assert parse_stated_env("### GPU\n\nRX 6800\n\nRadeon 8050S\n")["gpus"][0]["text"] == "RX 6800"  # a field wins
     _, step = _step(F5TTS / "bundle", "/ticket/f5-tts-infer-gradio.log", report="/ticket/report.md")
     assert step.state == State.WARN and "gfx1151" in step.check.message and "2.5.1+rocm6.2" in step.check.message
