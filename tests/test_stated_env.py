@@ -229,6 +229,8 @@ def test_an_install_names_the_release_through_amds_package_versions() -> None:
     assert parse_stated_env("Setting up rocm-core (6.0.0.60000-91~22.04) ...\n"
                             "Setting up rocm-hip-libraries (5.7.1.50701-98~22.04) ...\n")["rocm"] is None
     assert parse_stated_env("Setting up rocminfo (5.7.1-3build1) ...\n")["rocm"] is None
+    # the driver's own package names the release it shipped with, not the user space a node runs beside it
+    assert parse_stated_env("Setting up amdgpu-dkms (1:6.12.12.60401-2164967.24.04) ...\n")["rocm"] is None
 
 
 def test_the_one_ubuntu_release_a_sentence_names_is_the_os() -> None:

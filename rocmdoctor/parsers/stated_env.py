@@ -66,6 +66,9 @@ _INSTALLER_PACKAGE = re.compile(
     r"(?:\b(?:install|upgrade|status installed|configure)\s+(?P<n1>[a-z0-9][a-z0-9+.-]*):\w+\s+(?:\S+\s+)?(?P<v1>\S+)$"
     r"|\b(?:Unpacking|Setting up|Preparing to unpack \S+ \.\.\.\s*Unpacking)\s+(?P<n2>[a-z0-9][a-z0-9+.-]*)(?::\w+)?\s+\((?P<v2>[^)\s]+)\)"
     r"|\s(?P<n3>[a-z0-9][a-z0-9+.-]*)\s+(?:amd64|all|x86_64|noarch)\s+(?P<v3>(?:\d+:)?\d+\.\d+\.\d+\.\d{5}-\S+))")
+# the driver's packages carry the release they shipped with, but a node runs its driver beside other ROCm releases by
+# design (packages.py, rocm.packages_one_release): they name no release of the ROCm user space
+_DRIVER_PACKAGE = re.compile(r"^(?:amdgpu|rock-|libdrm|mesa)")
 _PROSE_UBUNTU = re.compile(r"\bUbuntu\s+(?P<v>\d{2}\.(?:04|10))(?![\d.]\d)")
 _HEADING = re.compile(r"^#{2,4}\s+(?P<label>[^#].*?)\s*$")
 _NO_RESPONSE = {"_no response_", "no response", "n/a", "none", "other", ""}
@@ -353,7 +356,8 @@ def _install_path_release(lines: list[str]) -> dict[str, Any] | None:
 def _installer_release(lines: list[str]) -> dict[str, Any] | None:
     """The ROCm release AMD's packages name in a pasted install (dpkg.log's `install rocm-dkms:amd64 <none>
     5.7.1.50701-98~22.04`, apt's `Setting up rocm-core (6.0.0.60000-91~22.04) ...`, `Get:` lines, dnf's table): the
-    release a `rocm-*` package's version carries, else any AMD package's; None when they name two releases."""
+    release a `rocm-*` package's version carries, else any other AMD user-space package's (not the driver's:
+    amdgpu-dkms); None when they name two releases."""
     seen: dict[str, tuple[int, str, str]] = {}
     for i, line in enumerate(lines):
         if "." not in line:
@@ -361,7 +365,7 @@ def _installer_release(lines: list[str]) -> dict[str, Any] | None:
         for m in _INSTALLER_PACKAGE.finditer(line.rstrip()):
             name, version = m.group("n1") or m.group("n2") or m.group("n3"), m.group("v1") or m.group("v2") or m.group("v3")
             release = rocm_release_of(version)
-            if release:
+            if release and not _DRIVER_PACKAGE.match(name):
                 seen.setdefault(name, (i + 1, line, release))
     preferred = {n: v for n, v in seen.items() if n.startswith("rocm")} or seen
     releases = {v[2] for v in preferred.values()}
