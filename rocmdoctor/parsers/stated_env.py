@@ -45,31 +45,13 @@ import re
 from typing import Any
 
 from rocmdoctor.parsers import parser
-from rocmdoctor.parsers.packages import rocm_release_of
+from rocmdoctor.parsers.stated_prose import at as _at, installer_release, prose_gpu, prose_os
 
 # a line that is only a product name: "Radeon 8050S", "AMD Radeon(TM) RX 7900 XTX", "AMD Instinct MI250X"
 _PRODUCT_LINE = re.compile(
     r"^\s*(?:[-*+]\s+)?(?P<name>(?:AMD\s+)?(?:Radeon|Instinct)(?:\(TM\)|™)?(?:\s+[A-Za-z0-9][\w+-]{0,12}){1,4})\s*$")
 # a line that is only a GPU target, with an optional code name: "gfx1100", "gfx1100(navi3)", "gfx90a:sramecc+:xnack-"
 _TARGET_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?P<name>gfx(?!000\b)[0-9a-f]{3,4}(?::[a-z]+[+-])*)\s*(?:\([\w .-]{1,30}\))?\s*$")
-# a GPU product named in a sentence ("I have an RX 580", "my 6700XT", "on an MI250X", an APU's "Radeon 8060S"): read only where nothing
-# above names the GPU, and only when the ticket names one product (two are a comparison, not the node's GPU)
-_PROSE_PRODUCT = re.compile(
-    r"(?<![\w.-])(?P<name>(?:AMD\s+)?Radeon(?:\(TM\)|™)?\s+\d{3,4}[MS]|(?:AMD\s+)?(?:Radeon(?:\(TM\)|™)?\s+(?:Pro\s+)?)?"
-    r"(?:RX\s?\d{3,4}(?:\s?(?:XTX|XT|GRE|M|S)\b)?|\d{4}\s?XTX?|R9\s(?:Nano|Fury(?:\sX)?|\d{3}X?)|Radeon\sVII"
-    r"|Vega\s?(?:56|64)|(?:Instinct\s+)?MI\d{2,3}[AXP]?|W\d{4}X?|V\d{3})"
-    r")(?![\w-]|\.\d)", re.IGNORECASE)
-# an AMD package and its version as installers print them: dpkg.log `install NAME:ARCH OLD NEW` / `status installed
-# NAME:ARCH VERSION`, apt `Unpacking NAME (VERSION)` / `Setting up NAME (VERSION)` / `Get:N URL SUITE ARCH NAME ARCH
-# VERSION [size]`, dnf's `NAME ARCH VERSION REPO SIZE` rows; packages.rocm_release_of reads the release in VERSION
-_INSTALLER_PACKAGE = re.compile(
-    r"(?:\b(?:install|upgrade|status installed|configure)\s+(?P<n1>[a-z0-9][a-z0-9+.-]*):\w+\s+(?:\S+\s+)?(?P<v1>\S+)$"
-    r"|\b(?:Unpacking|Setting up|Preparing to unpack \S+ \.\.\.\s*Unpacking)\s+(?P<n2>[a-z0-9][a-z0-9+.-]*)(?::\w+)?\s+\((?P<v2>[^)\s]+)\)"
-    r"|\s(?P<n3>[a-z0-9][a-z0-9+.-]*)\s+(?:amd64|all|x86_64|noarch)\s+(?P<v3>(?:\d+:)?\d+\.\d+\.\d+\.\d{5}-\S+))")
-# the driver's packages carry the release they shipped with, but a node runs its driver beside other ROCm releases by
-# design (packages.py, rocm.packages_one_release): they name no release of the ROCm user space
-_DRIVER_PACKAGE = re.compile(r"^(?:amdgpu|rock-|libdrm|mesa)")
-_PROSE_UBUNTU = re.compile(r"\bUbuntu\s+(?P<v>\d{2}\.(?:04|10))(?![\d.]\d)")
 _HEADING = re.compile(r"^#{2,4}\s+(?P<label>[^#].*?)\s*$")
 _NO_RESPONSE = {"_no response_", "no response", "n/a", "none", "other", ""}
 _KEY_VALUE = re.compile(
@@ -124,10 +106,6 @@ _WSL = re.compile(r"(?i)\bwsl2?\b|microsoft-standard-WSL")
 def _norm(label: str) -> str:
     """'OS Platform and Distribution (e.g., Linux Ubuntu 16.04)' -> 'os platform and distribution'."""
     return " ".join(re.sub(r"[^a-z0-9 ]+", " ", re.sub(r"\(.*?\)", " ", label.lower())).split())
-
-
-def _at(lineno: int, line: str, field: str, text: str) -> dict[str, Any]:
-    return {"text": text, "lineno": lineno, "line": line.strip(), "field": field}
 
 
 def _form_fields(lines: list[str]) -> list[tuple[str, int, str, str]]:
@@ -228,17 +206,6 @@ def _split_outside_parens(value: str) -> list[str]:
     return [item.strip() for item in items]
 
 
-def _prose_gpu(lines: list[str]) -> list[dict[str, Any]]:
-    """The one GPU product the ticket's sentences name, at its first mention; none when they name two."""
-    found = [(n, raw, m.group("name")) for n, raw in enumerate(lines, 1) for m in _PROSE_PRODUCT.finditer(raw)]
-    names = {re.sub(r"[^a-z0-9]", "", re.sub(r"(?i)\b(amd|radeon|\(tm\)|™|instinct|pro)\b", "", f[2]).lower())
-             for f in found}
-    if len(names) != 1:
-        return []
-    n, raw, name = found[0]
-    return [_at(n, raw, "gpu_prose", name)]
-
-
 @parser("stated_env")
 def parse_stated_env(text: str) -> dict[str, Any]:
     """`{gpus: [{text, lineno, line, field}], rocm: {version, ...} | None, os: {id, version_id, ...} | None,
@@ -268,7 +235,7 @@ def parse_stated_env(text: str) -> dict[str, Any]:
         if len({t["text"].split(":")[0] for t in targets}) == 1:
             gpus = targets[:1]
     if not gpus:
-        gpus = _prose_gpu(lines)
+        gpus = prose_gpu(lines)
 
     rocm = None
     for field in ("rocm", "rocm_if_named", "torch_rocm", "hip_runtime"):
@@ -285,7 +252,7 @@ def parse_stated_env(text: str) -> dict[str, Any]:
     if rocm is None:
         rocm = _install_path_release(lines)
     if rocm is None:
-        rocm = _installer_release(lines)
+        rocm = installer_release(lines)
 
     os_ = None
     for lineno, line, value in got.get("os", []):
@@ -294,7 +261,7 @@ def parse_stated_env(text: str) -> dict[str, Any]:
             os_ = {**_at(lineno, line, "os", value), **parsed}
 
     if os_ is None:
-        os_ = _prose_os(lines)
+        os_ = prose_os(lines)
 
     kernel = None
     for field in ("kernel", "python_platform", "os"):
@@ -351,38 +318,6 @@ def _install_path_release(lines: list[str]) -> dict[str, Any] | None:
         return None
     version, (lineno, line, path) = next(iter(seen.items()))
     return {**_at(lineno, line, "install_path", path), "version": version}
-
-
-def _installer_release(lines: list[str]) -> dict[str, Any] | None:
-    """The ROCm release AMD's packages name in a pasted install (dpkg.log's `install rocm-dkms:amd64 <none>
-    5.7.1.50701-98~22.04`, apt's `Setting up rocm-core (6.0.0.60000-91~22.04) ...`, `Get:` lines, dnf's table): the
-    release a `rocm-*` package's version carries, else any other AMD user-space package's (not the driver's:
-    amdgpu-dkms); None when they name two releases."""
-    seen: dict[str, tuple[int, str, str]] = {}
-    for i, line in enumerate(lines):
-        if "." not in line:
-            continue
-        for m in _INSTALLER_PACKAGE.finditer(line.rstrip()):
-            name, version = m.group("n1") or m.group("n2") or m.group("n3"), m.group("v1") or m.group("v2") or m.group("v3")
-            release = rocm_release_of(version)
-            if release and not _DRIVER_PACKAGE.match(name):
-                seen.setdefault(name, (i + 1, line, release))
-    preferred = {n: v for n, v in seen.items() if n.startswith("rocm")} or seen
-    releases = {v[2] for v in preferred.values()}
-    if len(releases) != 1:
-        return None
-    name, (lineno, line, release) = next(iter(preferred.items()))
-    return {**_at(lineno, line, "installed_package", name), "version": release}
-
-
-def _prose_os(lines: list[str]) -> dict[str, Any] | None:
-    """The one `Ubuntu NN.NN` a ticket's sentences name (a title's "Any word on Ubuntu 23.10?"), for a ticket with
-    no OS field; none when they name two."""
-    found = [(n, raw, m) for n, raw in enumerate(lines, 1) for m in _PROSE_UBUNTU.finditer(raw)]
-    if len({m.group("v") for _, _, m in found}) != 1:
-        return None
-    n, raw, m = found[0]
-    return {**_at(n, raw, "os_prose", m.group(0)), "id": "ubuntu", "version_id": m.group("v")}
 
 
 def _pip_torch(lines: list[str]) -> dict[str, Any] | None:
