@@ -36,13 +36,14 @@ def test_a_symptom_runbook_names_a_gpu_its_release_does_not_list() -> None:
     assert "the ticket states: - ROCm version: 4.0" in made.evidence
 
 
-def test_a_generic_line_reading_still_follows_the_condition() -> None:
-    # CTranslate2's illegal-address line is a fallback reading; the GPU off ROCm 7.2's list is a condition, not a
-    # cause found, so the line's reading is still listed after it
+def test_a_generic_line_reading_goes_before_the_condition() -> None:
+    # CTranslate2's illegal-address line is a fallback (generic) reading, the GPU off ROCm 7.2's list a condition:
+    # the job's own failure is read first and the condition follows it as context (the thread's cause was the
+    # library's stream-ordered allocator, not the GPU)
     made = _diagnoses(INCIDENTS / "gpu-hardware-fault" / "ctranslate2-rx6600-gfx1032-hipmallocasync-illegal-memory-access",
                       "gpu-hardware-fault")
-    assert [d.diagnosis_id for d in made] == ["unsupported-gpu", "framework-bug-memory-fault"]
-    assert any("illegal memory access" in e for e in made[1].evidence)
+    assert [d.diagnosis_id for d in made] == ["framework-bug-memory-fault", "unsupported-gpu"]
+    assert any("illegal memory access" in e for e in made[0].evidence)
 
 
 def test_the_lines_own_cause_goes_before_the_gpu_being_off_the_list() -> None:

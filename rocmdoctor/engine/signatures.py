@@ -149,9 +149,10 @@ def _rank_of_line_reading(diagnoses: list[Diagnosis], m: SignatureMatch, context
     runbook diagnosis rests on the very line the signature read (its evidence quotes it, and
     nothing else) and is no surer: the catalogue's precise reading of a line then comes first; and
     except ahead of a diagnosis the signature names the cause of (`cause_of`) or one the runbook marks
-    `context` (in `context`). A `fallback` (generic) signature never goes before a runbook's own cause."""
+    `context` (in `context`). A `fallback` (generic) signature never goes before a runbook's own cause, but
+    goes before a `context` condition: the job's own failure is read first, the condition beside it."""
     if m.fallback:
-        return len(diagnoses)
+        return next((i for i, d in enumerate(diagnoses) if d.diagnosis_id in context), len(diagnoses))
     mine = CONFIDENCE_RANK.get(m.confidence, 9)
     for i, d in enumerate(diagnoses):
         if d.diagnosis_id in m.cause_of:
@@ -181,7 +182,7 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
     another becomes a diagnosis of its own (after the ones node evidence made), quoting what
     the signature's confirming check found on the node when the runbook ran it; a
     `fallback` match only when the runbook found no cause at all (a `context` condition, such as a
-    GPU off its release's list, is not one: the generic reading then follows it). A symptom line
+    GPU off its release's list, is not one: the generic reading then goes before it). A symptom line
     (`leaves_open`) fails the log step but makes no diagnosis of its own: the causes it leaves open are
     listed instead (open_causes), unless the runbook already made its diagnosis from the node."""
     if host.startswith("bundle:"):
