@@ -21,12 +21,12 @@ SYSTEM_LIBS = ("/opt/rocm-6.2.4/lib/libamdhip64.so.6.2.60204", "/opt/rocm-6.2.4/
 
 
 def one_rocm() -> SimNode:
-    """Every job maps only its wheel's ROCm libraries, on a node with ROCm 6.3.3 (no documented
+    """Every job maps only its wheel's ROCm libraries, on a node with ROCm 7.2.0 (no documented
     wrong-result bug of data known_wrong_results applies)."""
     from rocmdoctor.simnode.gpu import mi300x_gpus
 
-    node = occupy(SimNode("mi300x-01", gpus=mi300x_gpus(8), rocm_version="6.3.3"), every_libs=WHEEL_LIBS)
-    node.description = "8x MI300X (ROCm 6.3.3) busy, each job with one ROCm (its PyTorch wheel's)"
+    node = occupy(SimNode("mi300x-01", gpus=mi300x_gpus(8), rocm_version="7.2.0"), every_libs=WHEEL_LIBS)
+    node.description = "8x MI300X (ROCm 7.2.0) busy, each job with one ROCm (its PyTorch wheel's)"
     return node
 
 
@@ -99,5 +99,5 @@ SCENARIOS = from_cases([
      xnack_asked_on_gfx11, "xnack", "xnack-mode-mismatch"),
     ("wrong-ecc-uncorrectable", "busy node whose GPU 3 counted 2 uncorrectable HBM errors", _ecc,
      "ecc", "memory-errors"),
-], (RUNBOOK,)) + [Scenario("wrong-one-rocm", "8x MI300X (ROCm 6.3.3) busy, each job with one ROCm (its PyTorch wheel's)",
+], (RUNBOOK,)) + [Scenario("wrong-one-rocm", "8x MI300X (ROCm 7.2.0) busy, each job with one ROCm (its PyTorch wheel's)",
                            one_rocm, (RUNBOOK,), {"state": "pass", "step": None, "diagnosis": None, "vars": {}})]
