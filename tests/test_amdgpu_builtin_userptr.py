@@ -43,3 +43,25 @@ def test_another_errno_is_not_the_missing_option() -> None:
     # init_user_pages's printed format with the real function's -EFAULT (-14) for a bad address: not the stub
     assert "kfd-userptr-not-configured" not in {
         m.signature_id for m in explain_text("kfd2kgd: init_user_pages: Failed to get user pages: -14")}
+
+
+# ROCm/amdgpu#42 (verbatim in the corpus): `lsmod | grep` pasted with only amd_iommu_v2's line, and a kernel log in
+# which amdgpu took over the frame buffer: the filtered lsmod does not stand against the driver at work.
+IOMMU42 = Path(__file__).parent / "incidents" / "gpu-not-visible" / "iommu-amdgpu42-raven-envy-x360-kfd-iommu-init" / "bundle"
+
+
+def test_a_filtered_lsmod_does_not_outweigh_amdgpu_in_the_kernel_log(tmp_path: Path) -> None:
+    lsmod = (IOMMU42 / "commands" / "lsmod" / "stdout").read_text()
+    dmesg = (IOMMU42 / "commands" / "dmesg" / "stdout").read_text()
+    _, step = triage_bundle_step(tmp_path, {"commands/lsmod/stdout": lsmod, "commands/dmesg/stdout": dmesg},
+                                 "gpu-not-visible", "module")
+    assert step.state == State.PASS
+    assert "the pasted lsmod was filtered" in step.check.message
+    assert step.check.evidence[0] == "lsmod: 1 module(s), no amdgpu"
+    assert step.check.evidence[1] == "dmesg: [    1.099495] fb: switching to amdgpudrmfb from VESA VGA"
+
+
+def test_a_filtered_lsmod_alone_still_only_warns(tmp_path: Path) -> None:
+    lsmod = (IOMMU42 / "commands" / "lsmod" / "stdout").read_text()
+    _, step = triage_bundle_step(tmp_path, {"commands/lsmod/stdout": lsmod}, "gpu-not-visible", "module")
+    assert step.state == State.WARN and "unconfirmed" in step.check.message
