@@ -42,6 +42,17 @@ def test_continued_privileged_and_cdi_lines() -> None:
     assert parse_container_run("the docker daemon runs")["runs"] == []
 
 
+def test_the_amd_container_runtime_asked_for_gpus() -> None:
+    """ROCm/container-toolkit#116: `--runtime=amd -e AMD_VISIBLE_DEVICES=<serial>` and no --device: the runtime adds
+    the devices; without AMD_VISIBLE_DEVICES (or with another runtime) it adds none."""
+    (run,) = parse_container_run(_ticket("container-mount-failure/share-ctk116-asic-serial-uuid", "docker-run.log"))["runs"]
+    assert (run["runtime"], run["env"], run["devices"]) == ("amd", {"AMD_VISIBLE_DEVICES": "0xDA20E05348498592"}, [])
+    assert (run["amd_runtime"], run["kfd"], run["dri"]) == ("0xDA20E05348498592", True, True)
+    (bare,) = parse_container_run("docker run --runtime=amd rocm/rocm-terminal")["runs"]
+    (runc,) = parse_container_run("docker run --runtime runc -e AMD_VISIBLE_DEVICES=all rocm/rocm-terminal")["runs"]
+    assert (bare["amd_runtime"], bare["kfd"], runc["amd_runtime"], runc["kfd"]) == (None, False, None, False)
+
+
 def test_visibility_variables_of_a_ray_worker_dump() -> None:
     """vllm-project/vllm#21457: the worker's environment, values quoted."""
     out = parse_env_lines(_ticket("gpu-not-visible/ray-vllm-rocr-and-cuda-visible-devices-invalid-ordinal", "env.log"))
@@ -77,3 +88,17 @@ def test_env_lines_before_a_command_after_a_fish_prompt() -> None:
     assert parse_env_lines("HSA_OVERRIDE_GFX_VERSION=10.3.0 ROCR_VISIBLE_DEVICES=0 python x.py")["vars"] == {
         "ROCR_VISIBLE_DEVICES": "0"}
     assert parse_env_lines("julia> x = 1\nprint(HIP_VISIBLE_DEVICES=1)")["vars"] == {}
+
+
+def test_a_run_through_the_amd_runtime_is_not_a_container_without_devices(tmp_path: Path) -> None:
+    """ROCm/container-toolkit#116 as a triage reads it: the runtime's "Ignoring [...] GPUs as they are invalid" names
+    the cause, not a missing --device."""
+    from rocmdoctor.status import State
+    from rocmdoctor.testing.triage_helpers import triage_bundle_step
+
+    log = _ticket("container-mount-failure/share-ctk116-asic-serial-uuid", "docker-run.log")
+    rb, step = triage_bundle_step(tmp_path, {"files/ticket/docker-run.log": log}, "container-mount-failure",
+                                  "runline", vars={"log": "/ticket/docker-run.log"})
+    assert step.state == State.PASS and "asks the AMD container runtime" in step.check.message
+    assert step.check.evidence == (f"/ticket/docker-run.log:1: {log.splitlines()[0]}",)
+    assert [d.diagnosis_id for d in rb.diagnoses] == ["amd-visible-devices-names-missing-gpu"]
