@@ -67,6 +67,18 @@ def test_a1111_sysinfo_json_names_the_pytorch_build() -> None:
     assert stated["os"]["id"] == "arch"
 
 
+def test_a_compose_service_log_names_the_pytorch_build() -> None:
+    """huggingface/text-generation-inference#223: a torch check run in a compose service, its output pasted as shell
+    comments behind docker compose's `service-1  | ` prefix."""
+    log = (Path(__file__).parent / "incidents" / "gpu-not-visible" / "tserve-tgi223-rx6900xt-cu118-torch" / "bundle" /
+           "files" / "ticket" / "worker.log").read_text()
+    torch = parse_stated_env(log)["torch"]
+    assert (torch["version"], torch["flavor"]) == ("2.0.0+cu118", "cuda")
+    assert torch["line"] == "# open-assistant-inference-worker-1     | torch version:  2.0.0+cu118"
+    # a markdown table row is not a compose prefix with a key behind it
+    assert parse_stated_env("GPU    | MI300X\n").get("gpu") is None
+
+
 @pytest.mark.parametrize("name, gfx", [
     ("AMD radeon rx7900XT", "gfx1100"), ("7900XTX", "gfx1100"), ("Sapphire Nitro+ RX 580", "gfx803"),
     ("AMD Radeon PRO W7900 Dual Slot", "gfx1100"), ("MI250X/MI250", "gfx90a"), ("Radeon VII", "gfx906"),

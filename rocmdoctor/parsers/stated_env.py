@@ -57,6 +57,9 @@ _NO_RESPONSE = {"_no response_", "no response", "n/a", "none", "other", ""}
 _KEY_VALUE = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?(?P<key>[A-Za-z][^:=\n]{0,80}?)(?:\*\*|__)?\s*[:=]\s*(?:\*\*|__)?\s*"
     r"(?P<value>\S.*?)\s*$")
+# docker compose's per-service log prefix (`worker-1  | `), possibly behind a `# ` the reporter put in front of pasted
+# output: the key-value line follows it
+_COMPOSE_PREFIX = re.compile(r"^(?:#\s+)?[A-Za-z0-9][\w.-]{0,80}\s+\|\s")
 # which field a label or key names (lower case, without punctuation)
 _FIELDS = {
     "gpu": "gpu", "gpus": "gpu", "gpu model": "gpu", "graphics card": "gpu", "graphics": "gpu", "hardware": "gpu",
@@ -130,7 +133,7 @@ def _form_fields(lines: list[str]) -> list[tuple[str, int, str, str]]:
 def _key_values(lines: list[str]) -> list[tuple[str, int, str, str]]:
     out = []
     for i, raw in enumerate(lines):
-        m = _KEY_VALUE.match(raw)
+        m = _KEY_VALUE.match(_COMPOSE_PREFIX.sub("", raw, count=1))
         if not m or (field := _FIELDS.get(_norm(m.group("key")))) is None:
             continue
         value = m.group("value").strip().strip("*_`").strip()
