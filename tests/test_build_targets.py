@@ -64,3 +64,17 @@ def test_a_build_for_one_target_does_not_run_under_an_override_to_another(tmp_pa
     _, step = triage_bundle_step(tmp_path / "c", {"files/ticket/build.log": cmake + "\n"}, "gpu-not-visible",
                                  "buildtargets", vars={"log": "/ticket/build.log"})
     assert step.check is not None and step.check.state == State.UNKNOWN
+
+
+def test_an_override_that_is_no_version_is_read_as_set_and_invalid(tmp_path: Path) -> None:
+    """thu-pacman/chitu#118 (Hygon Z100): `export HSA_OVERRIDE_GFX_VERSION=gx906`; the thunk's sscanf("%u.%u.%u")
+    rejects it and the GPU's node fails. Shell expansions, placeholders and ollama's empty env dump are not values."""
+    report = (CASES / "dcu-chitu118-z100-override-gx906" / "bundle" / "files" / "ticket" / "report.md").read_text()
+    got = parse_build_targets(report)["override"]
+    assert (got["value"], got["line"]) == ("gx906", "export HSA_OVERRIDE_GFX_VERSION=gx906")
+    for text in ("HSA_OVERRIDE_GFX_VERSION=${V:-10.3.0}", "HSA_OVERRIDE_GFX_VERSION:", "HSA_OVERRIDE_GFX_VERSION=<ver>"):
+        assert parse_build_targets(text)["override"] is None
+    _, step = triage_bundle_step(tmp_path, {"files/ticket/report.md": report}, "gpu-not-visible", "override",
+                                 vars={"report": "/ticket/report.md"})
+    assert step.state == State.FAIL and 'set to "gx906", not MAJOR.MINOR.STEPPING' in step.check.message
+    assert step.check.evidence == ("/ticket/report.md:5: export HSA_OVERRIDE_GFX_VERSION=gx906",)

@@ -29,6 +29,10 @@ _OFFLOAD = re.compile(r"--offload-arch=(?P<value>[^\s`'\",)]{1,60})")
 _TARGET = re.compile(r"^gfx[0-9a-f]{3,4}(?::[a-z]+[+-])*$")
 _UNJUDGED = re.compile(r"^(?:native|all|default)$|-generic$|[$%{}<>]")
 _OVERRIDE = re.compile(r"HSA_OVERRIDE_GFX_VERSION[=:]\s?[\"']?(?P<v>\d{1,2}\.\d{1,2}\.\d{1,2})\b")
+# a value set with `=` that is no MAJOR.MINOR.STEPPING at all (`export HSA_OVERRIDE_GFX_VERSION=gx906`, `=gfx1030`,
+# `=11`): the thunk rejects it. Only a plain word: a shell expansion, a placeholder or an ollama env dump's
+# `HSA_OVERRIDE_GFX_VERSION:` (empty = unset) is not read as a value.
+_OVERRIDE_WORD = re.compile(r"(?<![\w$])HSA_OVERRIDE_GFX_VERSION=[\"']?(?P<v>[A-Za-z0-9][A-Za-z0-9._+-]{0,19})(?=[\"'\s`]|$)")
 
 
 def _items(value: str) -> list[str]:
@@ -57,7 +61,8 @@ def parse_build_targets(text: str) -> dict[str, Any]:
             invalid = [i for i in items if not _TARGET.match(i)]
             settings.append({"var": var, "value": value.strip("\"'"), "targets": targets, "invalid": invalid,
                              "lineno": lineno, "line": line.strip()[:300]})
-        if override is None and "HSA_OVERRIDE_GFX_VERSION" in line and (m := _OVERRIDE.search(line)):
+        if override is None and "HSA_OVERRIDE_GFX_VERSION" in line and (
+                m := _OVERRIDE.search(line) or _OVERRIDE_WORD.search(line)):
             override = {"value": m.group("v"), "lineno": lineno, "line": line.strip()[:300]}
     return {"settings": settings, "targets": sorted({t for s in settings for t in s["targets"]}),
             "invalid": [i for s in settings for i in s["invalid"]], "override": override}
