@@ -21,3 +21,16 @@ def test_no_video_bios_is_named_before_the_probe_failure(tmp_path: Path) -> None
     ids = [d.diagnosis_id for d in rb.diagnoses]
     assert ids[0] == "vbios-not-found" and "probe-failure" not in ids
     assert "romfile=" in rb.diagnoses[0].cause
+
+
+def test_a_gpu_the_radeon_driver_failed_is_not_read_as_amdgpu_s_probe(tmp_path: Path) -> None:
+    """ROCm/legacy-rocm-build#96 (a Mac Pro's FirePro D700, Tahiti), its kernel log verbatim in the corpus: radeon, not
+    amdgpu, claimed the GPU and failed; the step names radeon and the runbook says amdgpu never had it."""
+    dmesg = (Path(__file__).parent / "incidents" / "gpu-not-visible" / "gcn1-rocm96-macpro-d700-tahiti-rocm14" /
+             "bundle" / "commands" / "dmesg" / "stdout").read_text()
+    rb, step = triage_bundle_step(tmp_path, {"commands/dmesg/stdout": dmesg}, "gpu-not-visible", "kernel_log")
+    assert step.state == State.FAIL and step.check.outputs["radeon_only"] is True
+    assert step.check.message.startswith("radeon failed to initialise 0000:06:00.0: radeon 0000:06:00.0: Fatal error")
+    assert "[ 2.623225] radeon 0000:06:00.0: Fatal error during GPU init" in step.check.evidence[0]
+    assert [d.diagnosis_id for d in rb.diagnoses][:1] == ["drm-device-not-driven-by-amdgpu"]
+    assert "probe-failure" not in [d.diagnosis_id for d in rb.diagnoses]
