@@ -32,7 +32,7 @@ def test_the_corpus_is_there() -> None:
         # and an HPC centre's user guide (issue 41 names "HPC centre pages" as a source of batches)
         assert any(host in u for u in case.urls
                    for host in ("github.com", "gitlab", "launchpad", "bugzilla", "bugs.gentoo.org", "forum", "community", "lore.kernel.org",
-                                "github.io", "git.kernel.org", "git.proxmox.com", *HPC_CENTRE_GUIDES)), \
+                                "lists.freedesktop.org", "github.io", "git.kernel.org", "git.proxmox.com", *HPC_CENTRE_GUIDES)), \
             f"{case.case_id}: no public thread or page URL"
 
 
