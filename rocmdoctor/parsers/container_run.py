@@ -79,7 +79,7 @@ def parse_container_run(text: str) -> dict[str, Any]:
         f = _flags(words)
         whole_dev = any(v.split(":", 1)[0] == "/dev" for v in f["volumes"])
         cdi = any(d.startswith("amd.com/gpu") for d in f["devices"])
-        f["amd_runtime"] = f["env"].get("AMD_VISIBLE_DEVICES") if f["runtime"] == "amd" and "AMD_VISIBLE_DEVICES" in f["env"] else None
+        f["amd_runtime"] = f["env"].get("AMD_VISIBLE_DEVICES") if f["runtime"] == "amd" else None
         by_runtime = f["amd_runtime"] is not None
         f["kfd"] = f["privileged"] or whole_dev or cdi or by_runtime or any(d == "/dev/kfd" for d in f["devices"])
         f["dri"] = f["privileged"] or whole_dev or cdi or by_runtime or any(
