@@ -12,6 +12,7 @@ from rocmdoctor.engine.triage import Approver, TriageReport, decline_all, run_tr
 
 if TYPE_CHECKING:
     from rocmdoctor.engine.compiler import Plan
+    from rocmdoctor.evidence.bundle import Bundle
     from rocmdoctor.transports.base import Transport
 
 
@@ -36,11 +37,11 @@ def _noop(event: object) -> None:
     pass
 
 
-def compile_request(request: TriageRequest) -> "Plan":
+def compile_request(request: TriageRequest, bundle: "Bundle | None" = None) -> "Plan":
     """Load the catalog (built-in plus --path dirs) and compile the requested runbooks."""
     from rocmdoctor.engine.compiler import cached_plan
 
-    return cached_plan(request.paths, request.runbooks, request_vars(request))
+    return cached_plan(request.paths, request.runbooks, request_vars(request, bundle))
 
 
 def open_transport(request: TriageRequest) -> "Transport":
@@ -57,13 +58,30 @@ def open_transport(request: TriageRequest) -> "Transport":
     return open_target(request.target, opts)
 
 
-def request_vars(request: TriageRequest) -> dict[str, Any]:
-    """The user's variables, over a demo node's own (so `demo:gpu-fell-off-bus` shows its fault)."""
+def request_vars(request: TriageRequest, bundle: "Bundle | None" = None) -> dict[str, Any]:
+    """The user's variables, over a demo node's own (so `demo:gpu-fell-off-bus` shows its fault); for a bundle,
+    with every attachment under its ticket/ folder added to the logs read for error signatures."""
     if request.target.startswith("demo:") and not request.bundle:
         from rocmdoctor.simnode.demo import demo_vars
 
         return {**demo_vars(request.target), **request.vars}
-    return dict(request.vars)
+    return ticket_logs(dict(request.vars), bundle) if bundle is not None else dict(request.vars)
+
+
+def ticket_logs(vars: dict[str, Any], bundle: "Bundle") -> dict[str, Any]:
+    """A ticket's bundle holds what its thread pasted, one file per paste (files/ticket/<name>): a backtrace, a
+    second run, an install log. The one given as --log (or --report) is read first; the others are read for
+    error signatures after it, as a reader of the ticket would read them, instead of being left unread. Explicit
+    --log lists (`logs`) are the user's choice and are kept as given."""
+    if isinstance(vars.get("logs"), (list, tuple)):
+        return vars
+    attached = sorted("/" + name[len("files/"):] for name in bundle.members
+                      if name.startswith("files/ticket/") and name.count("/") == 2)
+    named = [str(vars[k]) for k in ("log", "report") if vars.get(k)]
+    rest = [path for path in attached if path not in named]
+    if not rest:
+        return vars
+    return {**vars, "logs": ([str(vars["log"])] if vars.get("log") else []) + rest}
 
 
 def triage_target(
@@ -76,7 +94,9 @@ def triage_target(
 ) -> TriageReport:
     """`preload`: modules the caller will need afterwards (e.g. the table renderer),
     imported while the node runs the probe."""
-    plan = compile_request(request)
+    transport = open_transport(request)
+    bundle = getattr(transport, "bundle", None) if request.bundle else None
+    plan = compile_request(request, bundle)
     if approver is None:
         if request.fix:
             from rocmdoctor.engine.terminal_approver import prompt_approver
@@ -84,7 +104,6 @@ def triage_target(
             approver = prompt_approver(auto_approve=request.yes)
         else:
             approver = decline_all
-    transport = open_transport(request)
     # a replayed bundle is a past state: it neither reads nor moves the host's last readings
     readings = None if request.bundle else ReadingStore()
     with transport:
