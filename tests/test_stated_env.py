@@ -250,3 +250,18 @@ def test_the_one_ubuntu_release_a_sentence_names_is_the_os() -> None:
     got = parse_stated_env("# Any word on Ubuntu 23.10?\n\nI followed your guide for 23.04 on the hope that it would work.\n")
     assert (got["os"]["id"], got["os"]["version_id"], got["os"]["field"]) == ("ubuntu", "23.10", "os_prose")
     assert parse_stated_env("Works on Ubuntu 22.04, fails on Ubuntu 24.04.\n")["os"] is None
+
+
+def test_the_one_kernel_a_sentence_names_is_the_kernel(tmp_path: Path) -> None:
+    """ROCm/ROCm#5110's form: "AMDGPU/ROCm DKMS fails on kernel 6.16" ... "Compile Kernel 6.16.0" (one kernel, 6.16),
+    ROCm 6.4.2 and Ubuntu 24.04.2 in its fields: a kernel ROCm 6.4 does not support there."""
+    case = Path(__file__).resolve().parent / "incidents" / "kernel-driver-mismatch" / "aq5-5110-amdgpu-dkms-6.4.2-on-self-built-6.16"
+    text = (case / "bundle" / "files" / "ticket" / "report.md").read_text()
+    got = parse_stated_env(text)["kernel"]
+    assert (got["release"], got["field"], got["line"]) == ("6.16", "kernel_prose", "AMDGPU/ROCm DKMS fails on kernel 6.16")
+    _, support = triage_bundle_step(tmp_path, {"files/ticket/report.md": text}, "kernel-driver-mismatch", "support")
+    assert support.check.state == State.WARN
+    assert support.check.message.startswith("kernel 6.16 is not supported by ROCm 6.4.2 on Ubuntu 24.04.2")
+    # an old and a new kernel side by side name none; a sentence's full stop is not part of the release
+    assert parse_stated_env("Worked on kernel 6.8, fails on kernel 6.11.\n")["kernel"] is None
+    assert parse_stated_env("Running kernel version 6.8.0-45-generic.\n")["kernel"]["release"] == "6.8.0-45-generic"

@@ -45,7 +45,7 @@ import re
 from typing import Any
 
 from rocmdoctor.parsers import parser
-from rocmdoctor.parsers.stated_prose import at as _at, installer_release, prose_gpu, prose_os
+from rocmdoctor.parsers.stated_prose import at as _at, installer_release, prose_gpu, prose_kernel, prose_os
 
 # a line that is only a product name: "Radeon 8050S", "AMD Radeon(TM) RX 7900 XTX", "AMD Instinct MI250X"
 _PRODUCT_LINE = re.compile(
@@ -274,6 +274,9 @@ def parse_stated_env(text: str) -> dict[str, Any]:
             if m and kernel is None:
                 release = m.group("k") if field != "os" else (m.group("a") or m.group("b") or m.group("c"))
                 kernel = {**_at(lineno, line, field, value), "release": release}
+
+    if kernel is None:
+        kernel = prose_kernel(lines)
 
     wsl = next((_at(n, line, f, v) for f, n, line, v in fields if f in ("os", "kernel", "python_platform")
                 and _WSL.search(v)), None)

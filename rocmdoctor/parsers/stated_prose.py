@@ -28,6 +28,10 @@ _INSTALLER_PACKAGE = re.compile(
 # design (packages.py, rocm.packages_one_release): they name no release of the ROCm user space
 _DRIVER_PACKAGE = re.compile(r"^(?:amdgpu|rock-|libdrm|mesa)")
 _PROSE_UBUNTU = re.compile(r"\bUbuntu\s+(?P<v>\d{2}\.(?:04|10))(?![\d.]\d)")
+# a kernel release named in a sentence ("DKMS fails on kernel 6.16", "Compile Kernel 6.16.0", "the 6.8 kernel"); the
+# trailing `.` of a sentence is not part of it
+_PROSE_KERNEL = re.compile(r"(?i)\bkernel\s+(?:version\s+)?v?(?P<a>[2-7]\.\d+(?:\.\d+)?(?:-[\w.+~-]*\w)?)(?![\w.]*\d)"
+                           r"|\b(?P<b>[2-7]\.\d+(?:\.\d+)?(?:-[\w.+~-]*\w)?)\s+(?:LTS\s+)?kernel\b")
 
 
 def at(lineno: int, line: str, field: str, text: str) -> dict[str, Any]:
@@ -73,6 +77,19 @@ def installer_release(lines: list[str]) -> dict[str, Any] | None:
         return None
     name, (lineno, line, release) = next(iter(preferred.items()))
     return {**at(lineno, line, "installed_package", name), "version": release}
+
+
+def prose_kernel(lines: list[str]) -> dict[str, Any] | None:
+    """The one kernel release (by major.minor) a ticket's sentences name ("AMDGPU/ROCm DKMS fails on kernel 6.16",
+    ROCm/ROCm#5110), for a ticket with no kernel field; none when they name two (an old and a new kernel)."""
+    def release(m: re.Match[str]) -> str:
+        return m.group("a") or m.group("b")
+
+    one = _the_one_mention(lines, _PROSE_KERNEL, lambda m: ".".join(release(m).split("-")[0].split(".")[:2]))
+    if not one:
+        return None
+    n, raw, m = one
+    return {**at(n, raw, "kernel_prose", m.group(0)), "release": release(m)}
 
 
 def prose_os(lines: list[str]) -> dict[str, Any] | None:
