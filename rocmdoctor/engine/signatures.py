@@ -90,15 +90,17 @@ def log_step(runbook_id: str, matches: list[SignatureMatch], logs: list[tuple[st
     if matches:
         state = State.FAIL if any(m.severity == "critical" for m in matches) else State.WARN
         names = ", ".join(f"{m.signature_id}" + (f" x{m.count}" if m.count > 1 else "") for m in matches)
-        message = f"{len(matches)} known error signature(s): {names}"
+        message = f"{len(matches)} known error signature(s): {names}" + (f"; not read: {'; '.join(unread)}" if unread else "")
         outputs = {"matches": [m.to_dict() for m in matches]}
         quotes = tuple(dict.fromkeys(m.quote for m in matches))  # a line two signatures read, once
         check = CheckResult("log.signatures", title, state, message, quotes, outputs, sources)
         return StepResult(runbook_id, "log", title, check)
-    if unread and len(unread) == len(logs):
-        check = CheckResult("log.signatures", title, State.UNKNOWN, "; ".join(unread), (), {"matches": []}, sources)
-        return StepResult(runbook_id, "log", title, check)
     read = ", ".join(path for path, problem in logs if not problem)
+    if unread:
+        # a log the user named and rocmdoctor could not read stays in sight, whatever the others held
+        message = "; ".join(unread) + (f" (read, no {runbook_id} error signature: {read})" if read else "")
+        check = CheckResult("log.signatures", title, State.UNKNOWN, message, (), {"matches": []}, sources)
+        return StepResult(runbook_id, "log", title, check)
     return StepResult(runbook_id, "log", title, None, f"no {runbook_id} error signature in {read}")
 
 

@@ -126,12 +126,20 @@ def test_an_error_pasted_in_the_report_is_read_as_it_is_in_a_job_log(tmp_path: P
 
 def test_an_unreadable_log_is_unknown_with_its_reason_and_the_triage_goes_on(tmp_path: Path) -> None:
     b = _bundle(tmp_path, {"job.err": DOCKER + "\n"})
-    code, report = _triage("--from", str(b), "--runbook", "gpu-oom", "--log", "/ticket/missing.log")
+    # the only log given is missing: the runbook's log step says so, and the triage goes on
+    code, report = _triage("--from", str(b), "--runbook", "gpu-oom", "--log", "/ticket/missing.log",
+                           "--log", "/ticket/missing.log")
     (oom,) = report["runbooks"]
     step = oom["steps"][0]
     assert step["step_id"] == "log" and step["state"] == "unknown"
     assert "/ticket/missing.log" in step["check"]["message"]
     assert code == 3
+    # with one --log the bundle's other attachment is read too; the missing one is still named, not dropped
+    _, report = _triage("--from", str(b), "--runbook", "gpu-oom", "--log", "/ticket/missing.log")
+    step = _runbook(report, "gpu-oom")["steps"][0]
+    assert step["state"] == "unknown" and step["check"]["message"].startswith("/ticket/missing.log: ")
+    assert "read, no gpu-oom error signature: /ticket/job.err" in step["check"]["message"]
+    assert _runbook(report, "container-mount-failure")["diagnoses"]
 
 
 def test_explain_reads_a_file_and_stdin(tmp_path: Path) -> None:

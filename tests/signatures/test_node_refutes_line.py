@@ -6,6 +6,7 @@ real case (ROCm/k8s-device-plugin#175): a GPU DaemonSet or container there is mi
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,9 @@ def cpu_node(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _with_log(bundle: Path, name: str, text: str) -> Path:
+    """A copy of `bundle` with the one ticket file: every attachment of a bundle is read, so tests sharing the
+    captured node do not share their logs."""
+    bundle = Path(shutil.copytree(bundle, bundle.parent / f"{bundle.name}-{name}", dirs_exist_ok=True))
     f = bundle / "files" / "ticket" / name
     f.parent.mkdir(parents=True, exist_ok=True)
     f.write_text(text + "\n")
