@@ -1,0 +1,34 @@
+"""Messages read as what the code that prints them means, in every form a thread quotes them: the call RCCL names is
+the one that failed (hipIpcGetMemHandle exports a handle: its failure is the handle's creation, not a peer that cannot
+map it), UCX's rocm_ipc line as an issue title quotes it (without its address), and PyTorch's C10_CUDA_CHECK_WARN form
+of a HIP error ("HIP warning: ...") beside the raised one."""
+
+from __future__ import annotations
+
+import pytest
+
+from rocmdoctor.engine.signatures import explain_text
+
+
+@pytest.mark.parametrize("line,signature,diagnosis", [
+    # verbatim: ROCm/rccl-tests#120 (ROCm 6.4 image, 8 GPUs)
+    ("guest:5161:5196 [1] /longer_pathname_so_that_rpms_can_support_packaging_the_debug_info_for_all_os_profiles/src/"
+     "out/ubuntu-22.04/22.04/build/rccl/hipify/src/transport/p2p.cc:239 NCCL WARN hipIpcGetMemHandle failed : invalid "
+     "argument", "rccl-ipc-get-mem-handle-failed", "gpu-ipc-handle-create-failed"),
+    # verbatim: openucx/ucx#5485's title
+    ("rocm_ipc_md.c:69 UCX ERROR Failed to create ipc", "ucx-rocm-ipc-create-failed", "gpu-ipc-handle-create-failed"),
+    # verbatim: openucx/ucx#10087
+    ("[1724610589.249079] [cousteau:2779987:0]     rocm_ipc_md.c:79   UCX  ERROR Failed to create ipc for "
+     "0x7f9030c18000/8000", "ucx-rocm-ipc-create-failed", "gpu-ipc-handle-create-failed"),
+    # verbatim: Comfy-Org/ComfyUI#10997 (RX 9070, ROCm 7.1 nightly torch)
+    ("/home/asuna/AI/ComfyUI/comfy/k_diffusion/sampling.py:1391: UserWarning: HIP warning: an illegal memory access was "
+     "encountered (Triggered internally at /pytorch/aten/src/ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h:83.)",
+     "torch-hip-illegal-address", "framework-bug-memory-fault"),
+])
+def test_the_line_means_what_its_code_does(line: str, signature: str, diagnosis: str) -> None:
+    (m,) = [m for m in explain_text(line) if m.signature_id == signature]
+    assert m.diagnosis == diagnosis and m.quote.endswith(line)
+
+
+def test_a_cut_line_without_the_ucx_form_is_not_read_as_it() -> None:
+    assert not [m for m in explain_text("Failed to create ipc for the buffer") if m.signature_id == "ucx-rocm-ipc-create-failed"]
