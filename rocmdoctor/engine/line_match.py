@@ -88,7 +88,10 @@ def _fill(template: str, groups: dict[str, str], shell: bool = False, names: fro
         v = groups.get(m.group(1))
         if shell and v and not _SHELL_SAFE.fullmatch(v):
             return f"<{m.group(1)}>"
-        return _clean(v)[:80] if v else ""
+        if v:
+            return _clean(v)[:80]
+        # a group the line did not carry (an optional part a poster elided): said so, not left as a hole
+        return "" if shell else "(not in the line)"
 
     return _PLACEHOLDER.sub(value, template)
 

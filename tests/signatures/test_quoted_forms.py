@@ -1,7 +1,8 @@
 """Messages read as what the code that prints them means, in every form a thread quotes them: the call RCCL names is
 the one that failed (hipIpcGetMemHandle exports a handle: its failure is the handle's creation, not a peer that cannot
-map it), UCX's rocm_ipc line as an issue title quotes it (without its address), and PyTorch's C10_CUDA_CHECK_WARN form
-of a HIP error ("HIP warning: ...") beside the raised one."""
+map it), UCX's rocm_ipc line as an issue title quotes it (without its address), PyTorch's C10_CUDA_CHECK_WARN form
+of a HIP error ("HIP warning: ...") beside the raised one, and ROCr's memory fault with its handle and address elided
+(a value the line does not carry is said to be missing, not left as a hole in the sentence)."""
 
 from __future__ import annotations
 
@@ -32,3 +33,15 @@ def test_the_line_means_what_its_code_does(line: str, signature: str, diagnosis:
 
 def test_a_cut_line_without_the_ucx_form_is_not_read_as_it() -> None:
     assert not [m for m in explain_text("Failed to create ipc for the buffer") if m.signature_id == "ucx-rocm-ipc-create-failed"]
+
+
+def test_a_memory_fault_with_its_address_elided_reads_the_same() -> None:
+    # verbatim: ROCm/legacy-rocm-build#5848 (RX 9070 XT, ROCm 7.1.1): the reporter dropped the handle and address
+    (m,) = [m for m in explain_text("Memory access fault by GPU node-1.\nReason: Page not present or supervisor privilege.")
+            if m.signature_id == "rocr-memory-fault-bad-access"]
+    assert m.diagnosis == "framework-bug-memory-fault"
+    assert "touched address (not in the line), which this process" in m.means
+    (full,) = [m for m in explain_text("Memory access fault by GPU node-1 (Agent handle: 0x5be203805300) on address "
+                                        "0x785159e0b000. Reason: Page not present or supervisor privilege.")
+               if m.signature_id == "rocr-memory-fault-bad-access"]
+    assert "touched address 0x785159e0b000, which" in full.means
