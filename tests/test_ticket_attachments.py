@@ -34,3 +34,15 @@ def test_an_explicit_list_of_logs_is_kept_as_given() -> None:
     _, step = _log_step(report)
     assert step.check.sources == ("tail -c 1M /ticket/clinfo-console.txt",)
     assert not any("hipinfo-make.log" in q for q in step.check.evidence)
+
+
+def test_the_incident_session_reads_the_attachments_as_triage_does(tmp_path: Path) -> None:
+    """The TUI is another front end over the same core: its triage of a bundle reads the same attachments."""
+    from rocmdoctor.tui.session import IncidentSession
+
+    request = TriageRequest(target="", bundle=str(CASE / "bundle"), runbooks=("gpu-not-visible",),
+                            vars={"log": "/ticket/clinfo-console.txt"})
+    session = IncidentSession(request, incidents_dir=str(tmp_path / "incidents"))
+    rb, step = _log_step(session.triage(lambda event: None))
+    assert step.check.sources[:2] == ("tail -c 1M /ticket/clinfo-console.txt", "tail -c 1M /ticket/hipinfo-make.log")
+    assert rb.diagnoses[0].diagnosis_id == "mixed-rocm-libraries"

@@ -94,9 +94,10 @@ def triage_target(
 ) -> TriageReport:
     """`preload`: modules the caller will need afterwards (e.g. the table renderer),
     imported while the node runs the probe."""
-    transport = open_transport(request)
-    bundle = getattr(transport, "bundle", None) if request.bundle else None
-    plan = compile_request(request, bundle)
+    # a bundle is read before compiling (its ticket attachments are logs to read); a node is connected to only
+    # once its plan compiled, so a bad runbook never leaves a connection open
+    replay = open_transport(request) if request.bundle else None
+    plan = compile_request(request, getattr(replay, "bundle", None))
     if approver is None:
         if request.fix:
             from rocmdoctor.engine.terminal_approver import prompt_approver
@@ -104,6 +105,7 @@ def triage_target(
             approver = prompt_approver(auto_approve=request.yes)
         else:
             approver = decline_all
+    transport = replay or open_transport(request)
     # a replayed bundle is a past state: it neither reads nor moves the host's last readings
     readings = None if request.bundle else ReadingStore()
     with transport:

@@ -67,7 +67,12 @@ class IncidentSession:
         from rocmdoctor.engine.core import request_vars
 
         transport = self.connect()
-        plan = compile_plan(self.catalog, list(runbook_ids), request_vars(self.request)) if runbook_ids else self.plan
+        # a bundle's ticket attachments are read as `triage --from` reads them (core.ticket_logs)
+        bundle = getattr(transport, "bundle", None) if self.request.bundle else None
+        if runbook_ids or bundle is not None:
+            plan = compile_plan(self.catalog, list(runbook_ids or self.request.runbooks), request_vars(self.request, bundle))
+        else:
+            plan = self.plan
         readings = None if self.request.bundle else ReadingStore()
         return run_triage(transport, plan, target=self.request.target, fix=False, on_event=self._sink(forward),
                           readings=readings)
