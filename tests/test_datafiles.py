@@ -81,6 +81,28 @@ def test_file_without_sources_is_refused(tmp_path: Path, monkeypatch: pytest.Mon
         df.load_data.cache_clear()
 
 
+def test_a_key_written_twice_is_refused_with_both_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PyYAML would keep the second "7.1:" silently; a data table transcribed twice must say so instead."""
+    import rocmdoctor.catalog.datafiles as df
+
+    (tmp_path / "twice.yaml").write_text('sources: [{id: a}]\nreleases:\n  "7.1": {os: {}}\n  "7.0": {}\n  "7.1": {}\n')
+    monkeypatch.setattr(df, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(df, "_read_cached", lambda cached: None)
+    df.load_data.cache_clear()
+    try:
+        with pytest.raises(DataFileError, match=r"twice\.yaml:5: duplicate key '7\.1' \(first at line 3\)"):
+            df.load_data("twice")
+    finally:
+        df.load_data.cache_clear()
+
+
+def test_every_packaged_data_file_loads_without_a_repeated_key() -> None:
+    import rocmdoctor.catalog.datafiles as df
+
+    for name in data_names():
+        assert df._parse(df.DATA_DIR / f"{name}.yaml").get("sources"), name
+
+
 def test_gfx_products_name_each_product_under_one_target_only() -> None:
     """Two targets for one reduced name would make product_target guess: the table must not hold one."""
     from rocmdoctor.catalog.filters import product_key

@@ -55,10 +55,25 @@ def load_data(name: str) -> dict[str, Any]:
 def _parse(path: Path) -> Any:
     import yaml
 
+    # libyaml's loader where PyYAML has it: the pure-Python loader takes ~0.25 s for the status-code tables.
+    # PyYAML keeps the last of two equal keys without a word: a release transcribed twice (a second "7.1:" block
+    # further down a table) would silently replace the first, so a repeated key is an error naming both lines.
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class _Loader(base):  # type: ignore[misc, valid-type]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                if isinstance(key, (str, int, float)) and key in seen:
+                    raise DataFileError(f"data file {path}:{line}: duplicate key '{key}' (first at line {seen[key]}): "
+                                        "each key may appear once per mapping; merge the two entries")
+                seen[key] = line
+            return super().construct_mapping(node, deep)
+
     try:
-        # libyaml's loader where PyYAML has it: the pure-Python loader takes ~0.25 s for the status-code tables
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)  # noqa: S506 - a safe loader
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise DataFileError(f"data file {path}: {exc}") from None
 
