@@ -29,8 +29,9 @@ _INSTALLER_PACKAGE = re.compile(
 _DRIVER_PACKAGE = re.compile(r"^(?:amdgpu|rock-|libdrm|mesa)")
 _PROSE_UBUNTU = re.compile(r"\bUbuntu\s+(?P<v>\d{2}\.(?:04|10))(?![\d.]\d)")
 # a kernel release named in a sentence ("DKMS fails on kernel 6.16", "Compile Kernel 6.16.0", "the 6.8 kernel"); the
-# trailing `.` of a sentence is not part of it
+# trailing `.` of a sentence is not part of it; a GPU kernel's timing ("kernel 3.25 ms", "kernel 2.1x faster") is not one
 _PROSE_KERNEL = re.compile(r"(?i)\bkernel\s+(?:version\s+)?v?(?P<a>[2-7]\.\d+(?:\.\d+)?(?:-[\w.+~-]*\w)?)(?![\w.]*\d)"
+                           r"(?!\s?(?:[mnu\u00b5]?s|x|%|[KMGT]i?B|[GT]FLOPS)\b)"
                            r"|\b(?P<b>[2-7]\.\d+(?:\.\d+)?(?:-[\w.+~-]*\w)?)\s+(?:LTS\s+)?kernel\b")
 
 
