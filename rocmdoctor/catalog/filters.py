@@ -13,7 +13,7 @@ from typing import Any
 
 from rocmdoctor.catalog.gpu_facts import (gfx_version_number, gpu_targets, job_release, last_listed, pci_gpu_targets,
                                           rocm_release, stated_gpu_targets, stated_release, stated_torch,
-                                          torch_wheel_lacks, version_key)
+                                          therock_family_lacks, torch_wheel_lacks, version_key)
 from rocmdoctor.catalog.known_bugs import amdgpu_oops, kernel_fix_status, known_bug_matches
 from rocmdoctor.catalog.package_facts import own_soname_mismatch, rocm_package_releases
 from rocmdoctor.catalog.release_bugs import documented_wrong_results, log_line_naming
@@ -174,6 +174,7 @@ VALUE_FILTERS = {
     "job_release": job_release,
     "stated_gpu_targets": stated_gpu_targets,
     "torch_wheel_lacks": torch_wheel_lacks,
+    "therock_family_lacks": therock_family_lacks,
     "stated_torch": stated_torch,
     "gfx_version_number": gfx_version_number,
     "last_listed": last_listed,

@@ -269,3 +269,18 @@ def gfx_version_number(gfx: Any) -> int | None:
     if not m:
         return None
     return int(m.group(1)) * 10000 + int(m.group(2), 16) * 100 + int(m.group(3), 16)
+
+
+def therock_family_lacks(named: Any, artifacts: Any, families: Any) -> list[dict[str, Any]]:
+    """The named GPUs (stated_gpu_targets' rows) whose target none of the TheRock families a ticket installs from
+    (parser therock_artifacts' rows; data therock_families) carries: each row with `families` (the known families
+    named, in order), `carries` (their targets) and `artifact` (the first artifact row). Nothing when the ticket
+    names no known family: a family token TheRock never defined says nothing about what was installed."""
+    table = dict(families or {})
+    known = [a for a in (artifacts or ()) if a.get("family") in table]
+    if not known:
+        return []
+    fams = list(dict.fromkeys(a["family"] for a in known))
+    carries = list(dict.fromkeys(t for f in fams for t in table[f]))
+    return [{**row, "families": fams, "carries": carries, "artifact": known[0]}
+            for row in named or () if row.get("gfx") and row["gfx"] not in carries]

@@ -176,9 +176,9 @@ def test_healthy_mi300x_is_quiet(tmp_path: Path) -> None:
     # no job log given (--log)
     # the simulated node has no package database (no dpkg, no rpm): the package check has nothing to compare;
     # nor OpenCL ICD files (a HIP-only node registers no OpenCL runtime); amdgpu is loaded, so the OS list is not read
-    assert all(steps(report)[k].state == State.SKIPPED for k in ("kfd_build", "slurm", "job_gpus", "logenv", "logoverride", "logllvm", "torchprobe", "torchbuild", "hipsoname", "torchtargets", "buildtargets", "packages", "openclicds", "logopenclicds", "support"))
+    assert all(steps(report)[k].state == State.SKIPPED for k in ("kfd_build", "slurm", "job_gpus", "logenv", "logoverride", "logllvm", "torchprobe", "torchbuild", "hipsoname", "torchtargets", "therocktargets", "buildtargets", "packages", "openclicds", "logopenclicds", "support"))
     bad = {k: v.check.message for k, v in steps(report).items()
-           if v.state != State.PASS and k not in ("kfd_build", "slurm", "job_gpus", "job_code_igpu", "logenv", "logoverride", "logllvm", "torchprobe", "torchbuild", "hipsoname", "torchtargets", "buildtargets", "packages", "openclicds", "logopenclicds", "support")}
+           if v.state != State.PASS and k not in ("kfd_build", "slurm", "job_gpus", "job_code_igpu", "logenv", "logoverride", "logllvm", "torchprobe", "torchbuild", "hipsoname", "torchtargets", "therocktargets", "buildtargets", "packages", "openclicds", "logopenclicds", "support")}
     assert bad == {}
     assert diagnoses(report) == {}
     assert report.exit_status == ExitStatus.OK

@@ -25,6 +25,8 @@ from rocmdoctor.engine.signatures import explain_text
     ("/home/asuna/AI/ComfyUI/comfy/k_diffusion/sampling.py:1391: UserWarning: HIP warning: an illegal memory access was "
      "encountered (Triggered internally at /pytorch/aten/src/ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h:83.)",
      "torch-hip-illegal-address", "framework-bug-memory-fault"),
+    # verbatim: vladmandic/sdnext#913's syslog (RX 7900 XTX, torch 2.0.0+rocm5.4.2): amdkfd kfd_ioctl_create_queue
+    ("kernel: amdgpu: Failed to map wptr bo to GART", "kfd-wptr-bo-gart-map-failed", "hw-queue-creation-failed"),
 ])
 def test_the_line_means_what_its_code_does(line: str, signature: str, diagnosis: str) -> None:
     (m,) = [m for m in explain_text(line) if m.signature_id == signature]
