@@ -27,10 +27,19 @@ from rocmdoctor.engine.signatures import explain_text
      "torch-hip-illegal-address", "framework-bug-memory-fault"),
     # verbatim: vladmandic/sdnext#913's syslog (RX 7900 XTX, torch 2.0.0+rocm5.4.2): amdkfd kfd_ioctl_create_queue
     ("kernel: amdgpu: Failed to map wptr bo to GART", "kfd-wptr-bo-gart-map-failed", "hw-queue-creation-failed"),
+    # verbatim: ROCm/legacy-rocm-build#3989 (pip's line before "No matching distribution found", quoted alone)
+    ("ERROR: Could not find a version that satisfies the requirement onnxruntime-rocm",
+     "pip-rocm-package-no-matching-distribution", "rocm-wheel-index-missing"),
 ])
 def test_the_line_means_what_its_code_does(line: str, signature: str, diagnosis: str) -> None:
     (m,) = [m for m in explain_text(line) if m.signature_id == signature]
     assert m.diagnosis == diagnosis and m.quote.endswith(line)
+
+
+def test_a_version_list_from_the_index_is_not_read_as_a_missing_index() -> None:
+    # the index has the package, not that version: another reading (pip-torch-version-not-built-for-rocm's family)
+    line = "ERROR: Could not find a version that satisfies the requirement tensorflow-rocm==2.4 (from versions: 2.9.1, 2.10.0)"
+    assert not [m for m in explain_text(line) if m.signature_id == "pip-rocm-package-no-matching-distribution"]
 
 
 def test_a_cut_line_without_the_ucx_form_is_not_read_as_it() -> None:
