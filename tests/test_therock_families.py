@@ -89,3 +89,23 @@ def test_a_gpu_in_the_family_passes_and_an_unknown_family_says_nothing(tmp_path:
     unknown = _ticket(tmp_path / "b", "### GPU\n\nAMD Radeon RX 7900 XTX\n\nexport TARGET_VARIANT=\"gfx99X-all\"\n")
     _, step = _step(unknown, report="/ticket/report.md")
     assert step.state == State.SKIPPED
+
+
+def test_a_node_whose_therock_install_lacks_its_gpu_fails(tmp_path: Path) -> None:
+    # TheRock's base/aux-overlay/CMakeLists.txt writes share/therock/dist_info.json as
+    # string(JSON ... SET "{}" "dist_amdgpu_targets" "\"${GPU_TARGETS}\""): the targets, ;-separated
+    from rocmdoctor.catalog.loader import load_catalog
+    from rocmdoctor.engine.compiler import compile_plan
+    from rocmdoctor.simnode.scenarios import gpu_not_visible as gnv
+    from rocmdoctor.testing.triage_helpers import steps, triage_node
+
+    plan = compile_plan(load_catalog(), ["gpu-not-visible"], {})
+    node = gnv.healthy().file("/opt/rocm/share/therock/dist_info.json", '{"dist_amdgpu_targets":"gfx1100;gfx1101;gfx1102"}')
+    _, report = triage_node(node, tmp_path / "a", plan)
+    step = steps(report)["therocktargets"]
+    assert step.state == State.FAIL and "gfx1100, gfx1101, gfx1102 only" in step.check.message and "gfx942" in step.check.message
+    assert "/opt/rocm/share/therock/dist_info.json: dist_amdgpu_targets gfx1100;gfx1101;gfx1102" in step.check.evidence
+    assert any(d.diagnosis_id == "no-code-object-for-gpu" for d in report.runbooks[0].diagnoses)
+    node = gnv.healthy().file("/opt/rocm/share/therock/dist_info.json", '{"dist_amdgpu_targets":"gfx942"}')
+    _, report = triage_node(node, tmp_path / "b", plan)
+    assert steps(report)["therocktargets"].state == State.PASS
