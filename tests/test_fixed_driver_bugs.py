@@ -157,6 +157,19 @@ def test_a_crash_in_a_drm_helper_amdgpu_called_is_amdgpus_oops() -> None:
     assert amdgpu_oops(I915) is None
 
 
+def test_a_pre_4_17_kernel_names_the_crash_site_on_its_ip_line() -> None:
+    # ROCm/legacy-rocm-build#446 (a 4.15-era ROCm DKMS driver): the paste ends before RIP; show_fault_oops printed
+    # "IP: sym+off/len [module]" right after the header on kernels before 4.17
+    from rocmdoctor.catalog.known_bugs import amdgpu_oops
+
+    log = (CORPUS / "gpu-hardware-fault" / "aw2-rocmbuild446-switcheroo-kfd-restore-oops" / "bundle" / "commands"
+           / "dmesg" / "stdout").read_text()
+    oops = amdgpu_oops(log)
+    assert oops is not None
+    assert (oops["site"], oops["module"]) == ("amdgpu_amdkfd_gpuvm_restore_process_bos", "amdgpu")
+    assert oops["lines"][1].endswith("IP: amdgpu_amdkfd_gpuvm_restore_process_bos+0x70/0x4b0 [amdgpu]")
+
+
 def test_a_shared_driver_caller_is_not_the_known_bug_when_the_crash_is_elsewhere(tmp_path: Path) -> None:
     # amd-gfx, 2021 (kernel 5.11): its trace goes through amdgpu_amdkfd_gpuvm_alloc_memory_of_gpu and
     # kfd_ioctl like CVE-2026-31765's, which crashed in __mutex_lock; this one crashed in

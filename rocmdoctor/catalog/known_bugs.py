@@ -139,7 +139,10 @@ _OOPS_HEAD = re.compile(r"(?P<kind>BUG: kernel NULL pointer dereference|BUG: una
                         r"general protection fault|kernel BUG at (?P<file>[^\s!]{1,200})!)")
 # the crash site in an amdgpu-family module: the in-tree amdgpu (amdkfd is built into it) and the DKMS
 # package's own modules (amdttm, amdkcl, amd-sched, amdxcp, amddrm_*)
-_OOPS_RIP = re.compile(r"RIP: [0-9a-f]{4}:(?P<sym>[A-Za-z_][\w.]{0,120})\+0x[0-9a-f]+/0x[0-9a-f]+ "
+# (also the "IP:" line kernels before 4.17 printed right after a bad access's header, show_fault_oops:
+# "IP: sym+off/len [module]", before 4.10 with the address first, "IP: [<ffffffff...>] sym+off/len")
+_OOPS_RIP = re.compile(r"(?:RIP: [0-9a-f]{4}:|(?<![\w:])IP: (?:\[<[0-9a-f]{8,16}>\] )?)(?P<sym>[A-Za-z_][\w.]{0,120})"
+                       r"\+0x[0-9a-f]+/0x[0-9a-f]+ "
                        r"\[(?P<module>amdgpu|amdkfd|amdttm|amdkcl|amd_sched|amdxcp|amddrm\w{0,30})\]")
 _AMD_SOURCE = re.compile(r"(?:^|/)(?:drivers/gpu/drm/)?amd/(?:amdgpu|amdkfd|display|pm|amdkcl)/")
 _OOPS_WINDOW = 40   # lines from an oops header to its RIP line (registers, Code:, taint line in between)

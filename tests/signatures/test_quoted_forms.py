@@ -27,6 +27,9 @@ from rocmdoctor.engine.signatures import explain_text
      "torch-hip-illegal-address", "framework-bug-memory-fault"),
     # verbatim: vladmandic/sdnext#913's syslog (RX 7900 XTX, torch 2.0.0+rocm5.4.2): amdkfd kfd_ioctl_create_queue
     ("kernel: amdgpu: Failed to map wptr bo to GART", "kfd-wptr-bo-gart-map-failed", "hw-queue-creation-failed"),
+    # verbatim: openxla/xla#8692 (JAX on ROCm; XLA's wrap of hipGraphLaunch's error)
+    ("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to launch HIP graph: HIP_ERROR_InvalidValue",
+     "xla-hip-graph-call-failed", "hip-graph-call-failed"),
     # verbatim: ROCm/legacy-rocm-build#3989 (pip's line before "No matching distribution found", quoted alone)
     ("ERROR: Could not find a version that satisfies the requirement onnxruntime-rocm",
      "pip-rocm-package-no-matching-distribution", "rocm-wheel-index-missing"),
