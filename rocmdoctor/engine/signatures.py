@@ -194,7 +194,8 @@ def fold_matches(report: RunbookReport, matches: list[SignatureMatch], logs: lis
     diagnoses = list(report.diagnoses)
     own = any(d.diagnosis_id not in context for d in diagnoses)  # a condition (`context`) is not a cause found
     # a generic (fallback) signature after the precise ones the same log matched
-    for m in sorted(best_per_diagnosis(mine), key=lambda m: m.fallback):
+    # and among the generic ones the surer first (a corrected PCIe error is weaker evidence than a failed ring test)
+    for m in sorted(best_per_diagnosis(mine), key=lambda m: (m.fallback, CONFIDENCE_RANK.get(m.confidence, 9) if m.fallback else 0)):
         at = next((i for i, d in enumerate(diagnoses) if d.diagnosis_id == m.diagnosis), None)
         if at is not None:
             d = diagnoses[at]
