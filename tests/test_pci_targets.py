@@ -31,6 +31,9 @@ RCCL_IGPU = CORPUS / "gpu-not-visible" / "rccl-7900xtx-igpu-gfx1036-invalid-kern
     ("74b5", "gfx942"),    # [Instinct MI300X VF]: a VF is its GPU's product
     ("75a3", "gfx950"),    # [Instinct MI355X]
     ("7551", "gfx1201"),   # Navi 48 [Radeon AI PRO R9700]
+    ("6604", "gfx602"),    # Opal XT [Radeon R7 M265]: amdgpu's pciidlist CHIP_OLAND, AMDGPUUsage gfx602
+    ("6798", "gfx600"),    # Tahiti XT [Radeon HD 7970]: CHIP_TAHITI
+    ("6819", "gfx601"),    # Pitcairn: CHIP_PITCAIRN
 ])
 def test_device_ids_resolve_to_the_targets_their_sources_give(device: str, target: str) -> None:
     assert load_data("amd_pci_targets")["devices"][device]["target"] == target
@@ -170,3 +173,15 @@ def test_a_ryzen_apu_between_the_first_ryzen_docs_and_the_held_matrix_is_not_jud
 def test_a_ryzen_apu_before_amds_ryzen_docs_is_judged_by_the_release_list(tmp_path: Path) -> None:
     step = _gpu_support(tmp_path, STRIX_HALO_LSPCI.read_text(), "6.4.1-21")
     assert step.state == State.WARN and "not on ROCm 6.4.1's list of supported GPUs" in step.check.message
+
+
+def test_a_gfx6_gpu_from_lspci_is_on_no_release_list(tmp_path: Path) -> None:
+    """ROCm/ROCm#1492's R7 M265 (an Oland, GFX6): `lspci -nn` alone names it, and no ROCm release ever listed gfx602,
+    so it is unsupported whichever release the node runs (the thread: "Opal XT is not a ROCm supported card")."""
+    case = CORPUS / "gpu-not-visible" / "r7-m265-opal-rocm-smi-no-gpus" / "bundle"
+    report = triage_target(TriageRequest(target="", bundle=str(case), runbooks=("gpu-not-visible",)))
+    rb = report.runbooks[0]
+    step = next(s for s in rb.steps if s.step_id == "gpu_support")
+    assert step.check is not None and step.check.state == State.WARN
+    assert "gfx602" in step.check.message and "1002:6604" in step.check.message
+    assert rb.diagnoses[0].diagnosis_id == "unsupported-gpu"

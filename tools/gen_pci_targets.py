@@ -44,6 +44,19 @@ GC_TARGETS = {
     "11.0.0": "gfx1100", "11.0.1": "gfx1103", "11.0.4": "gfx1103", "11.0.2": "gfx1102", "11.0.3": "gfx1101",
     "11.5.0": "gfx1150", "11.5.1": "gfx1151", "11.5.2": "gfx1152", "12.0.0": "gfx1200", "12.0.1": "gfx1201",
 }
+#: Southern Islands (GFX6) devices, which neither the thunk table (KFD never ran on GFX6) nor the kernel's
+#: tables resolve: device id -> chip, transcribed from pciidlist[] in drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c
+#: (ROCm/amdgpu@031b3904, the CHIP_TAHITI ... CHIP_HAINAN rows), and chip -> target from the processor table of
+#: llvm/docs/AMDGPUUsage.rst (gfx600 tahiti; gfx601 pitcairn, verde; gfx602 hainan, oland).
+SI_CHIP_TARGETS = {"CHIP_TAHITI": "gfx600", "CHIP_PITCAIRN": "gfx601", "CHIP_VERDE": "gfx601",
+                   "CHIP_OLAND": "gfx602", "CHIP_HAINAN": "gfx602"}
+SI_PCIIDLIST = {
+    "CHIP_TAHITI": "6780 6784 6788 678A 6790 6791 6792 6798 6799 679A 679B 679E 679F",
+    "CHIP_PITCAIRN": "6800 6801 6802 6806 6808 6809 6810 6811 6816 6817 6818 6819",
+    "CHIP_OLAND": "6600 6601 6602 6603 6604 6605 6606 6607 6608 6610 6611 6613 6617 6620 6621 6623 6631",
+    "CHIP_VERDE": "6820 6821 6822 6823 6824 6825 6826 6827 6828 6829 682A 682B 682C 682D 682F 6830 6831 6835 6837 6838 6839 683B 683D 683F",
+    "CHIP_HAINAN": "6660 6663 6664 6665 6667 666F",
+}
 _ROCT_ROW = re.compile(r'\{\s*0x([0-9A-Fa-f]{4}),\s*(\d+),\s*(\d+),\s*(\d+),\s*(?:\d+,\s*)?"([^"]*)"')
 _DEVICE = re.compile(r"^\t([0-9a-f]{4})  (.+)$")
 _BRACKET = re.compile(r"^(?P<code>[^\[]*?)\s*(?:\[(?P<products>.*)\])?$")
@@ -113,6 +126,7 @@ def build(pci_ids: str, topology_c: str, apu_csv: str, gfx_products: dict) -> di
     names = amd_devices(pci_ids)
     thunk = roct_targets(topology_c)
     by_code = apu_code_targets(apu_csv)
+    si_chips = {dev.lower(): chip for chip, ids in SI_PCIIDLIST.items() for dev in ids.split()}
     out: dict[str, dict[str, str]] = {}
     for dev, name in names.items():
         code, bracket = _split(name)
@@ -124,6 +138,9 @@ def build(pci_ids: str, topology_c: str, apu_csv: str, gfx_products: dict) -> di
             out[dev] = {"target": found.pop(), "name": name, "via": "pci.ids product name, gfx_products"}
         elif _code(code) in by_code:
             out[dev] = {"target": by_code[_code(code)], "name": name, "via": "kernel apu-asic-info-table code name"}
+        elif dev in si_chips:
+            out[dev] = {"target": SI_CHIP_TARGETS[si_chips[dev]], "name": name,
+                        "via": f"amdgpu pciidlist ({si_chips[dev]}), AMDGPUUsage processor table"}
     # a device pci.ids names by code name only takes the one target its code name's other devices have
     code_of = {dev: _family(_split(name)[0]) for dev, name in names.items()}
     per_code: dict[str, set[str]] = {}
@@ -185,6 +202,12 @@ sources:
   - id: kfd-gc-targets
     title: "Linux drivers/gpu/drm/amd/amdkfd/kfd_device.c, kgd2kfd_probe (GC version -> gfx_target_version)"
     url: https://github.com/torvalds/linux/blob/master/drivers/gpu/drm/amd/amdkfd/kfd_device.c
+  - id: amdgpu-pciidlist
+    title: "Linux drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c, pciidlist[] (device id -> CHIP_*; the GFX6 rows only)"
+    url: https://github.com/ROCm/amdgpu/blob/031b3904cbd2c8c7496f5886490f89f57fe1f896/drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c
+  - id: llvm-amdgpu-usage
+    title: "LLVM llvm/docs/AMDGPUUsage.rst, processors table (chip name -> gfx target)"
+    url: https://github.com/llvm/llvm-project/blob/main/llvm/docs/AMDGPUUsage.rst
   - id: gfx-products
     title: "rocmdoctor's data/gfx_products.yaml (product name -> target; its own sources named there)"
 """
