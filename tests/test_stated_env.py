@@ -267,3 +267,18 @@ def test_the_one_kernel_a_sentence_names_is_the_kernel(tmp_path: Path) -> None:
     assert parse_stated_env("Running kernel version 6.8.0-45-generic.\n")["kernel"]["release"] == "6.8.0-45-generic"
     # a GPU kernel's timing in a job log is not a Linux kernel
     assert parse_stated_env("gemm kernel 3.25 ms, softmax kernel 2.1x faster\n")["kernel"] is None
+
+
+def test_a_release_only_another_attachment_names_is_read(tmp_path: Path) -> None:
+    """ROCm/ROCm#1973 (in the corpus): the job log names an RX 7900 XT, only the gdb backtrace pasted beside it names
+    the release (/opt/rocm-5.4.2/lib/libamdhip64.so); ROCm 5.4.2's list has no gfx1100. Two attachments naming two
+    releases name none."""
+    case = Path(__file__).parent / "incidents" / "gpu-not-visible" / "pt-rx7900xt-rocm542-segfault" / "bundle" / "files"
+    files = {f"files/ticket/{p.name}": p.read_text() for p in (case / "ticket").iterdir()}
+    _, support = triage_bundle_step(tmp_path / "a", files, "gpu-not-visible", "gpu_support", vars={"log": "/ticket/job.log"})
+    assert support.check.state == State.WARN and "ROCm 5.4.2's list" in support.check.message
+    assert any(e.startswith("the ticket's gdb-backtrace.log names it: ") and "/opt/rocm-5.4.2/" in e
+               for e in support.check.evidence)
+    files["files/ticket/other-run.log"] = "#0  0x00007fffadcdb335 in ?? () from /opt/rocm-5.7.1/lib/libamdhip64.so\n"
+    _, support = triage_bundle_step(tmp_path / "b", files, "gpu-not-visible", "gpu_support", vars={"log": "/ticket/job.log"})
+    assert support.check.state == State.UNKNOWN and "release is not in the evidence" in support.check.message

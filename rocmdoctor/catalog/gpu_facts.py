@@ -237,15 +237,32 @@ def stated_release(stated: Any) -> dict[str, Any]:
             "source": f"the ticket states: {rocm.get('line')}" if version else None, "dkms_version": None}
 
 
-def job_release(rocm_file: Any, dkms: Any, drivers: Any, stated: Any, logged: Any) -> dict[str, Any]:
+def job_release(rocm_file: Any, dkms: Any, drivers: Any, stated: Any, logged: Any,
+                attached: Any = None) -> dict[str, Any]:
     """The ROCm release a job runs, in rocm_release's shape: the node's (/opt/rocm/.info/version, amdgpu's DKMS
-    version), else the release the ticket's report states, else one its log names. Shared by rocm.gpu_supported
-    and runtime.hip_soname_release, so both read the same release from the same evidence."""
+    version), else the release the ticket's report states, else one its log names, else one the ticket's other
+    attachments name (a gdb backtrace through /opt/rocm-5.4.2/lib, an install log) when they all name the same
+    release. Shared by rocm.gpu_supported and runtime.hip_soname_release, so both read the same release from the
+    same evidence."""
     found = rocm_release(rocm_file, dkms, drivers)
     if found["rocm"]:
         return found
-    said = stated_release(stated)
-    return said if said["rocm"] else stated_release(logged)
+    for text in (stated, logged):
+        said = stated_release(text)
+        if said["rocm"]:
+            return said
+    return _attached_release(attached)
+
+
+def _attached_release(attached: Any) -> dict[str, Any]:
+    """The one release every attachment that names one agrees on (`{path: stated_env}` of /ticket/*)."""
+    named = [(path, stated_release(env)) for path, env in sorted(dict(attached or {}).items()) if env]
+    named = [(path, rel) for path, rel in named if rel["rocm"]]
+    if not named or len({rel["rocm"] for _, rel in named}) != 1:
+        return stated_release(None)
+    path, rel = named[0]
+    line = str(rel["source"]).removeprefix("the ticket states: ")
+    return {**rel, "source": f"the ticket's {path.rsplit('/', 1)[-1]} names it: {line}"}
 
 
 def stated_torch(stated: Any, logged: Any, report: str, log: str) -> dict[str, Any]:
