@@ -18,7 +18,19 @@ INCIDENTS = Path(__file__).resolve().parent / "incidents"
 def test_unsupported_gpu_is_declared_a_condition(runbook: str) -> None:
     rb = load_catalog().runbooks[runbook]
     assert [d.context for d in rb.diagnoses if d.id == "unsupported-gpu"] == [True]
-    assert not any(d.context for d in rb.diagnoses if d.id != "unsupported-gpu")
+    # rocminfo's ENOMEM on /dev/kfd is the other one: a consequence whose reason the kernel log names
+    others = [(d.id, d.step) for d in rb.diagnoses if d.context and d.id != "unsupported-gpu"]
+    assert others == ([("gpu-missing-from-kfd", "rocminfo")] if runbook == "gpu-not-visible" else [])
+
+
+def test_rocminfo_enomem_yields_to_the_kernel_logs_reason() -> None:
+    """ROCm/ROCm#1318 (in the corpus): rocminfo's "Unable to open /dev/kfd read-write: Cannot allocate memory" beside
+    the kernel's "DID 7340 is missing in supported_devices": the kernel line's cause (an ASIC this KFD does not
+    support) comes first, the ENOMEM reading (KFD has no usable GPU, reasons left open) after it."""
+    made = _diagnoses(INCIDENTS / "gpu-not-visible" / "navi14-rx5500-did-7340-missing-in-kfd", "gpu-not-visible")
+    assert [d.diagnosis_id for d in made][:2] == ["asic-not-supported-by-kfd", "gpu-missing-from-kfd"]
+    assert any("DID 7340 is missing in supported_devices" in e for e in made[0].evidence)
+    assert any("Cannot allocate memory" in e for e in made[1].evidence)
 
 
 def _diagnoses(case: Path, runbook: str):  # type: ignore[no-untyped-def]
