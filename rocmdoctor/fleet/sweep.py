@@ -32,6 +32,8 @@ from rocmdoctor.status import ExitStatus, State, exit_status_for, worst
 #: seconds a host may overrun its budget before the watchdog gives up on it
 #: (paramiko applies its timeout per stage, so connect can exceed it a little)
 GRACE_S = 2.0
+#: how often the watchdog looks for overdue hosts: an abandoned host is recorded within this of its budget + grace
+WATCH_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -262,7 +264,7 @@ def run_sweep(
         for _ in range(max(1, min(fanout, len(hosts)))):
             spawn()
     while True:
-        changed.wait(0.2)
+        changed.wait(WATCH_S)
         changed.clear()
         now = time.monotonic()
         with lock:
