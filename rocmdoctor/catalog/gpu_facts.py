@@ -228,13 +228,14 @@ def torch_wheel_lacks(named: Any, version: Any, since: Any) -> list[dict[str, An
     return out
 
 
-def stated_release(stated: Any) -> dict[str, Any]:
-    """The ROCm release a ticket states, in rocm_release's shape (None values when it states none)."""
+def stated_release(stated: Any, said_by: str = "the ticket states") -> dict[str, Any]:
+    """The ROCm release a ticket states, in rocm_release's shape (None values when it states none); `said_by`
+    opens the evidence line."""
     rocm = dict(stated or {}).get("rocm") or {}
     version = rocm.get("version")
     series = _SERIES.match(version) if version else None
     return {"rocm": version, "series": series.group(1) if series else None,
-            "source": f"the ticket states: {rocm.get('line')}" if version else None, "dkms_version": None}
+            "source": f"{said_by}: {rocm.get('line')}" if version else None, "dkms_version": None}
 
 
 def job_release(rocm_file: Any, dkms: Any, drivers: Any, stated: Any, logged: Any,
@@ -256,13 +257,12 @@ def job_release(rocm_file: Any, dkms: Any, drivers: Any, stated: Any, logged: An
 
 def _attached_release(attached: Any) -> dict[str, Any]:
     """The one release every attachment that names one agrees on (`{path: stated_env}` of /ticket/*)."""
-    named = [(path, stated_release(env)) for path, env in sorted(dict(attached or {}).items()) if env]
-    named = [(path, rel) for path, rel in named if rel["rocm"]]
-    if not named or len({rel["rocm"] for _, rel in named}) != 1:
+    named = [stated_release(env, f"the ticket's {path.rsplit('/', 1)[-1]} names it")
+             for path, env in sorted(dict(attached or {}).items()) if env]
+    named = [rel for rel in named if rel["rocm"]]
+    if not named or len({rel["rocm"] for rel in named}) != 1:
         return stated_release(None)
-    path, rel = named[0]
-    line = str(rel["source"]).removeprefix("the ticket states: ")
-    return {**rel, "source": f"the ticket's {path.rsplit('/', 1)[-1]} names it: {line}"}
+    return named[0]
 
 
 def stated_torch(stated: Any, logged: Any, report: str, log: str) -> dict[str, Any]:
